@@ -1,0 +1,16 @@
+.PHONY: demo test lint neo4j-start neo4j-stop
+
+demo:  ## start Neo4j, apply the schema, seed and show the Maya demo
+	scripts/demo
+
+test:  ## lint, types, unit + integration tests against a real Neo4j (started and stopped)
+	scripts/test
+
+lint:
+	scripts/bootstrap && .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
+
+neo4j-start:
+	scripts/bootstrap && .venv/bin/hmem neo4j start
+
+neo4j-stop:
+	.venv/bin/hmem neo4j stop

@@ -1,0 +1,225 @@
+"""The ``hmem`` command: run a local Neo4j, apply the schema, seed the demo, inspect."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from typing import Any
+
+import click
+
+from hmem.config import Config
+from hmem.errors import HmemError
+from hmem.localdb import LocalNeo4j
+from hmem.memory import Memory
+from hmem.models import Fact
+
+__all__ = ["main"]
+
+
+def _config() -> Config:
+    try:
+        return Config()
+    except Exception as exc:  # pydantic's error names the bad HMEM_ variable
+        raise click.ClickException(f"bad configuration: {exc}") from exc
+
+
+def _local(config: Config) -> LocalNeo4j:
+    port = int(config.neo4j_uri.rsplit(":", 1)[-1].split("/")[0])
+    return LocalNeo4j(config.neo4j_home, bolt_port=port, http_port=config.neo4j_http_port)
+
+
+def _when(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise click.BadParameter(f"{value!r} is not an ISO-8601 date/time") from exc
+    if parsed.tzinfo is None:
+        raise click.BadParameter(f"{value!r} has no timezone; add Z or +02:00")
+    return parsed
+
+
+def _line(fact: Fact) -> str:
+    window = (
+        f"{fact.valid_from:%Y-%m-%d}→{fact.valid_to:%Y-%m-%d}"
+        if fact.valid_to
+        else (f"{fact.valid_from:%Y-%m-%d}→")
+    )
+    state = "open" if fact.is_open else f"closed ({fact.close_reason})"
+    return f"{fact.id}  [{window}] {state:<24} {fact.text}"
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except HmemError as exc:
+            raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
+
+
+@click.group(cls=_Group)
+@click.version_option(package_name="hmem")
+def main() -> None:
+    """hmem: graph-backed, bitemporal memory for AI agents (settings: HMEM_* variables)."""
+
+
+@main.group()
+def neo4j() -> None:
+    """A local Neo4j 5.26 Community server, assembled from Maven Central (no Docker)."""
+
+
+@neo4j.command("start")
+@click.option("--timeout", default=180.0, show_default=True, help="seconds to wait for Bolt")
+def neo4j_start(timeout: float) -> None:
+    """Fetch the jars once, start in the background, wait until Bolt answers."""
+    server = _local(_config())
+    server.start(timeout=timeout)
+    click.echo(f"bolt:    {server.bolt_uri}  (user neo4j, password in {server.password_file})")
+    click.echo(f"browser: {server.browser_url}")
+
+
+@neo4j.command("stop")
+def neo4j_stop() -> None:
+    """Stop the local server cleanly."""
+    if not _local(_config()).stop():
+        click.echo("not running")
+
+
+@neo4j.command("status")
+def neo4j_status() -> None:
+    """Exit 0 if the local server runs, 3 if not."""
+    server = _local(_config())
+    pid = server.pid()
+    if pid is None:
+        click.echo("not running")
+        sys.exit(3)
+    click.echo(f"running (pid {pid}) at {server.bolt_uri}; browser {server.browser_url}")
+
+
+@main.command("init-schema")
+def init_schema() -> None:
+    """Create hmem's constraints and indexes (idempotent; checks the vector dimension)."""
+    with Memory(_config()) as memory:
+        memory.init_schema()
+    click.echo("schema ready")
+
+
+@main.command()
+@click.option("--user", "user_id", default="maya", show_default=True)
+def demo(user_id: str) -> None:
+    """Seed the Maya story (London → Paris) through direct writes and show it."""
+    from hmem.demo import seed_demo
+
+    config = _config()
+    with Memory(config) as memory:
+        memory.init_schema()
+        ids = seed_demo(memory, user_id)
+        click.echo(f"Seeded user {user_id!r}. Current facts:")
+        for fact in memory.facts(user_id=user_id):
+            click.echo("  " + fact.text)
+        history = memory.history(ids.paris, user_id=user_id)
+        for step in history.predecessors:
+            click.echo(
+                f"Before: {step.fact.text} (true until {step.fact.valid_to:%Y-%m-%d}, "
+                f"replaced: {step.link.reason})"
+            )
+    click.echo(f"Explore in Neo4j Browser: http://127.0.0.1:{config.neo4j_http_port}/browser/")
+    click.echo(f"  MATCH (f:Fact {{user_id: '{user_id}'}})-[r]-(x) RETURN f, r, x")
+
+
+@main.command()
+@click.option("--user", "user_id", required=True)
+@click.option("--as-of", help="belief time: what was believed then (ISO-8601 with zone)")
+@click.option("--as-of-event", help="world time: what was true then (ISO-8601 with zone)")
+@click.option("--all", "include_closed", is_flag=True, help="include closed facts")
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--limit", default=100, show_default=True)
+def facts(
+    user_id: str,
+    as_of: str | None,
+    as_of_event: str | None,
+    include_closed: bool,
+    as_json: bool,
+    limit: int,
+) -> None:
+    """List a user's facts: current by default, or as of a time."""
+    with Memory(_config()) as memory:
+        found = memory.facts(
+            user_id=user_id,
+            as_of=_when(as_of),
+            as_of_event=_when(as_of_event),
+            include_closed=include_closed,
+            limit=limit,
+        )
+    if as_json:
+        click.echo(json.dumps([f.model_dump(mode="json") for f in found], indent=2))
+        return
+    for fact in found:
+        click.echo(_line(fact))
+
+
+@main.command()
+@click.option("--user", "user_id", required=True)
+@click.argument("fact_id")
+def history(user_id: str, fact_id: str) -> None:
+    """A fact with what it replaced and what replaced it."""
+    with Memory(_config()) as memory:
+        chain = memory.history(fact_id, user_id=user_id)
+    for step in chain.predecessors:
+        click.echo(f"before  {_line(step.fact)}  ({step.link.reason} on {step.link.at:%Y-%m-%d})")
+    click.echo(f"this    {_line(chain.fact)}")
+    for step in chain.successors:
+        click.echo(f"after   {_line(step.fact)}  ({step.link.reason} on {step.link.at:%Y-%m-%d})")
+
+
+@main.command()
+@click.option("--user", "user_id", required=True)
+@click.option("--observed-at", help="when the user said it (ISO-8601 with zone)")
+@click.option("--valid-from", help="when it became true (ISO-8601 with zone)")
+@click.option("--supersedes", multiple=True, help="id of a fact this one replaces")
+@click.option("--entity", "entities", multiple=True, help="a name the fact mentions")
+@click.argument("text")
+def remember(
+    user_id: str,
+    observed_at: str | None,
+    valid_from: str | None,
+    supersedes: tuple[str, ...],
+    entities: tuple[str, ...],
+    text: str,
+) -> None:
+    """Write one fact directly (no model)."""
+    with Memory(_config()) as memory:
+        result = memory.remember(
+            text,
+            user_id=user_id,
+            observed_at=_when(observed_at),
+            valid_from=_when(valid_from),
+            supersedes=supersedes,
+            entities=entities,
+        )
+    click.echo(json.dumps(result.model_dump(mode="json")))
+
+
+@main.command()
+@click.option("--user", "user_id", required=True)
+def export(user_id: str) -> None:
+    """Everything stored for a user, as JSON."""
+    with Memory(_config()) as memory:
+        click.echo(memory.export(user_id).model_dump_json(indent=2))
+
+
+@main.command()
+@click.option("--user", "user_id", required=True)
+@click.option("--fact", "fact_id", help="erase only this fact")
+@click.option("--yes", is_flag=True, help="do not ask")
+def erase(user_id: str, fact_id: str | None, yes: bool) -> None:
+    """Really delete a fact, or everything of a user (right to be forgotten)."""
+    what = f"fact {fact_id}" if fact_id else f"ALL data of user {user_id!r}"
+    if not yes:
+        click.confirm(f"Erase {what}? This cannot be undone", abort=True)
+    with Memory(_config()) as memory:
+        counts = memory.erase(fact_id, user_id=user_id) if fact_id else memory.erase_user(user_id)
+    click.echo(json.dumps({"erased": counts}))

@@ -1,0 +1,92 @@
+"""The Maya demo: the seeds' consolidation story written through direct writes.
+
+Maya tells the assistant four things in January 2025; in March 2026 she moves from
+London to Paris, repeats that she is vegetarian, adopts a cat, and later gives up the
+marathon after a knee injury. Five facts end current; London and the marathon stay as
+closed history with SUPERSEDES pointers to what replaced them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from hmem.memory import Memory
+from hmem.models import Category, EntityRef, SupersedeReason
+
+__all__ = ["DEMO_USER", "DemoIds", "seed_demo"]
+
+DEMO_USER = "maya"
+
+
+def _d(year: int, month: int, day: int) -> datetime:
+    return datetime(year, month, day, 9, 0, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class DemoIds:
+    vegetarian: str
+    peanut: str
+    london: str
+    marathon: str
+    paris: str
+    miso: str
+    knee: str
+
+
+def seed_demo(memory: Memory, user_id: str = DEMO_USER) -> DemoIds:
+    """Erase ``user_id`` and write the Maya story again (idempotent)."""
+    memory.erase_user(user_id)
+    maya = EntityRef(name="Maya", type="person")
+    london = EntityRef(name="London", type="place")
+    paris = EntityRef(name="Paris", type="place")
+    marathon = EntityRef(name="Berlin Marathon", type="event", aliases=["the marathon"])
+    jan = _d(2025, 1, 14)
+
+    def one(text: str, **kw: object) -> str:
+        result = memory.remember(text, user_id=user_id, **kw)  # type: ignore[arg-type]
+        return result.added[0]
+
+    vegetarian = one("Maya is vegetarian.", observed_at=jan, entities=[maya], importance=7)
+    peanut = one(
+        "Maya has a serious peanut allergy.", observed_at=jan, entities=[maya], importance=9
+    )
+    london_id = one(
+        "Maya lives in London.",
+        observed_at=jan,
+        valid_from=_d(2019, 9, 1),
+        entities=[maya, london],
+        importance=6,
+    )
+    marathon_id = one(
+        "Maya is training for the Berlin Marathon in September 2026.",
+        observed_at=jan,
+        entities=[maya, marathon],
+        category=Category.EPISODIC,
+    )
+    paris_id = one(
+        "Maya moved from London to Paris in March 2026.",
+        observed_at=_d(2026, 3, 2),
+        valid_from=_d(2026, 3, 1),
+        entities=[maya, london, paris],
+        supersedes=[london_id],
+        importance=6,
+    )
+    # Said again in March: an exact duplicate, skipped by the hash check.
+    memory.remember("Maya is vegetarian.", user_id=user_id, observed_at=_d(2026, 3, 2))
+    miso = one(
+        "Maya adopted a cat named Miso in April 2026.",
+        observed_at=_d(2026, 4, 10),
+        valid_from=_d(2026, 4, 8),
+        entities=[maya, EntityRef(name="Miso", type="animal")],
+    )
+    knee = one(
+        "Maya injured her knee in May 2026 and is no longer training for the Berlin Marathon.",
+        observed_at=_d(2026, 5, 20),
+        valid_from=_d(2026, 5, 18),
+        entities=[maya, marathon],
+        supersedes=[marathon_id],
+        reason=SupersedeReason.CONTRADICTION,
+        category=Category.EPISODIC,
+    )
+    return DemoIds(vegetarian, peanut, london_id, marathon_id, paris_id, miso, knee)

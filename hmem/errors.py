@@ -1,0 +1,124 @@
+"""The one error tree of hmem.
+
+Every error hmem raises on purpose is an ``HmemError``. Retryable conditions (the
+caller may try the same call again later and expect it to work) have their own
+branch, so a worker or an HTTP layer decides with one ``isinstance``::
+
+    HmemError
+    ├── ConfigError                  settings that cannot work (bad URI, missing key)
+    ├── ValidationError              the caller's input is wrong; nothing was written
+    │   ├── NaiveDatetimeError       a datetime without a timezone
+    │   ├── TemporalOrderError       a window that would end before it starts
+    │   ├── TextTooLongError         a fact or message over the configured limit
+    │   └── DimensionMismatchError   a vector whose size is not the index's size
+    ├── NotFoundError                no such fact/entity/job *for this user*
+    ├── ConflictError                the operation contradicts the stored state
+    │                                (closing a closed fact, restoring an open one)
+    ├── SchemaError                  the database schema disagrees with the config
+    ├── PolicyRefusal                the write policy refused the input (names the kind)
+    ├── ModelError                   a model service answered with something unusable
+    │   ├── ModelOutputError         malformed or schema-violating JSON after a retry
+    │   └── ModelAuthError           401/403 from the model service: fix the key
+    └── RetryableError               try again later; nothing was lost
+        ├── StoreUnavailableError    Neo4j cannot be reached / transient failure
+        └── ModelUnavailableError    timeout, 429 or 5xx from a model service
+
+``ValidationError`` deliberately does not derive from ``ValueError``: raised inside a
+pydantic validator it propagates as itself instead of being folded into pydantic's
+own error. Another user's fact is reported as ``NotFoundError``: to a caller, a fact of another
+tenant does not exist. HTTP status codes are decided only in ``hmem.api``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "ConflictError",
+    "DimensionMismatchError",
+    "HmemError",
+    "ModelAuthError",
+    "ModelError",
+    "ModelOutputError",
+    "ModelUnavailableError",
+    "NaiveDatetimeError",
+    "NotFoundError",
+    "PolicyRefusal",
+    "RetryableError",
+    "SchemaError",
+    "StoreUnavailableError",
+    "TemporalOrderError",
+    "TextTooLongError",
+    "ValidationError",
+]
+
+
+class HmemError(Exception):
+    """Root of every error hmem raises on purpose."""
+
+
+class ConfigError(HmemError):
+    """The settings cannot work."""
+
+
+class ValidationError(HmemError):
+    """The caller's input is wrong; nothing was written."""
+
+
+class NaiveDatetimeError(ValidationError):
+    """A datetime without a timezone: hmem never guesses the zone."""
+
+
+class TemporalOrderError(ValidationError):
+    """A time window would end before it starts."""
+
+
+class TextTooLongError(ValidationError):
+    """A text is longer than the configured limit."""
+
+
+class DimensionMismatchError(ValidationError):
+    """A vector's size differs from the configured embedding dimension."""
+
+
+class NotFoundError(HmemError, LookupError):
+    """No such object for this user (another user's object is reported the same way)."""
+
+
+class ConflictError(HmemError):
+    """The operation does not fit the stored state."""
+
+
+class SchemaError(HmemError):
+    """The database schema disagrees with the configuration."""
+
+
+class PolicyRefusal(HmemError):
+    """The write policy refused the input. ``kind`` names what was refused, never the value."""
+
+    def __init__(self, kind: str, message: str | None = None) -> None:
+        self.kind = kind
+        super().__init__(message or f"refused by the write policy: {kind}")
+
+
+class ModelError(HmemError):
+    """A model service answered with something unusable."""
+
+
+class ModelOutputError(ModelError):
+    """The model's output was malformed or violated the schema (after one retry)."""
+
+
+class ModelAuthError(ModelError):
+    """The model service refused the credentials (401/403)."""
+
+
+class RetryableError(HmemError):
+    """A transient failure: the same call may succeed later; nothing was lost."""
+
+
+class StoreUnavailableError(RetryableError):
+    """Neo4j cannot be reached or reported a transient failure."""
+
+
+class ModelUnavailableError(RetryableError):
+    """A model service timed out or answered 429/5xx."""

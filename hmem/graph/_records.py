@@ -1,0 +1,56 @@
+"""Conversions between Neo4j records and hmem's models, and driver error translation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC
+from typing import Any
+
+from neo4j import exceptions as neo
+from neo4j.time import Date, DateTime
+
+from hmem.errors import ConflictError, StoreUnavailableError, ValidationError
+from hmem.models import Fact
+
+__all__ = ["check_user_id", "native", "to_fact", "translate_errors"]
+
+MAX_USER_ID = 256
+
+
+def native(value: Any) -> Any:
+    """Neo4j temporal values to Python's, recursively."""
+    if isinstance(value, DateTime):
+        return value.to_native().astimezone(UTC)
+    if isinstance(value, Date):
+        return value.to_native()
+    if isinstance(value, dict):
+        return {k: native(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [native(v) for v in value]
+    return value
+
+
+def to_fact(row: dict[str, Any], entities: list[str] | None = None) -> Fact:
+    data = native(row)
+    data["entities"] = sorted(entities or [])
+    return Fact.model_validate(data)
+
+
+def check_user_id(user_id: object) -> str:
+    if not isinstance(user_id, str) or not user_id.strip():
+        raise ValidationError("user_id must be a non-empty string")
+    if len(user_id) > MAX_USER_ID or not user_id.isprintable():
+        raise ValidationError(f"user_id must be printable and at most {MAX_USER_ID} characters")
+    return user_id
+
+
+@contextmanager
+def translate_errors() -> Iterator[None]:
+    """Driver errors into hmem's tree: transient ones are retryable."""
+    try:
+        yield
+    except neo.ConstraintError as exc:
+        raise ConflictError(f"the write conflicts with stored data: {exc.message}") from exc
+    except (neo.ServiceUnavailable, neo.SessionExpired, neo.TransientError) as exc:
+        raise StoreUnavailableError(f"Neo4j is unavailable: {exc}") from exc

@@ -1,0 +1,100 @@
+"""The Cypher catalog: one ``.cypher`` file per statement, checked when loaded.
+
+Each file starts with a ``// params: a, b, c`` header naming every ``$parameter`` the
+statement uses. Loading refuses a file whose header and body disagree (aiosql's rule),
+and refuses a data statement that does not take ``$user_id``: the user boundary is a
+property of the catalog, not of each caller's memory. Values are always parameters;
+nothing in this package builds Cypher from strings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from hmem.errors import HmemError, NaiveDatetimeError
+
+__all__ = ["CatalogError", "Statement", "load", "statement"]
+
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_HEADER = re.compile(r"^//[ \t]*params:[ \t]*(.*)$", re.MULTILINE)
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+# Statements that manage the schema or span tenants by design (erasure receipts).
+_UNSCOPED_PREFIXES = ("schema_", "admin_")
+
+
+class CatalogError(HmemError):
+    """A ``.cypher`` file is malformed; raised at load, never at run time."""
+
+
+@dataclass(frozen=True)
+class Statement:
+    name: str
+    text: str
+    params: frozenset[str]
+
+    def bind(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters for one run; every declared name must be given, nothing else."""
+        given = set(values)
+        if given != self.params:
+            missing = sorted(self.params - given)
+            extra = sorted(given - self.params)
+            raise CatalogError(f"{self.name}: missing params {missing}, unexpected {extra}")
+        if "user_id" in self.params and not values["user_id"]:
+            raise CatalogError(f"{self.name}: user_id must be a non-empty string")
+        return {k: _utc(v) for k, v in values.items()}
+
+
+def _utc(value: Any) -> Any:
+    """Every datetime goes to Neo4j as a UTC offset datetime. Neo4j orders two equal
+    instants by zone ('UTC' named zone vs +00:00 offset), so mixing them would make
+    ``valid_to > $t`` true for the same instant."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise NaiveDatetimeError(f"naive datetime {value.isoformat()} sent to Neo4j")
+        return value.astimezone(UTC)
+    if isinstance(value, dict):
+        return {k: _utc(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_utc(v) for v in value]
+    return value
+
+
+def parse(name: str, text: str) -> Statement:
+    header = _HEADER.search(text)
+    if header is None:
+        raise CatalogError(f"{name}.cypher has no '// params:' header")
+    declared = frozenset(p.strip() for p in header.group(1).split(",") if p.strip())
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    used = frozenset(_PARAM.findall(_STRING.sub("''", body)))
+    if declared != used:
+        raise CatalogError(
+            f"{name}.cypher: header declares {sorted(declared)} but the body uses {sorted(used)}"
+        )
+    if not name.startswith(_UNSCOPED_PREFIXES) and "user_id" not in used:
+        raise CatalogError(f"{name}.cypher is a data statement without $user_id")
+    return Statement(name=name, text=body.strip(), params=declared)
+
+
+@cache
+def load() -> Mapping[str, Statement]:
+    """Every statement of ``hmem/graph/cypher/``, parsed and checked once per process."""
+    folder = resources.files("hmem.graph").joinpath("cypher")
+    found: dict[str, Statement] = {}
+    for entry in folder.iterdir():
+        if entry.name.endswith(".cypher"):
+            name = entry.name.removesuffix(".cypher")
+            found[name] = parse(name, entry.read_text(encoding="utf-8"))
+    return found
+
+
+def statement(name: str) -> Statement:
+    try:
+        return load()[name]
+    except KeyError:
+        raise CatalogError(f"no statement named {name!r} in the catalog") from None

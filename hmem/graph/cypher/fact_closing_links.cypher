@@ -1,0 +1,3 @@
+// params: user_id, fact_id
+MATCH (n:Fact {user_id: $user_id})-[r:SUPERSEDES]->(f:Fact {user_id: $user_id, id: $fact_id})
+RETURN n.id AS new_id, f.id AS old_id, r.reason AS reason, r.at AS at, r.relation AS relation

@@ -1,0 +1,2 @@
+// params:
+CALL db.awaitIndexes(300)

@@ -1,0 +1,2 @@
+// params:
+CREATE INDEX episode_user IF NOT EXISTS FOR (e:Episode) ON (e.user_id)

@@ -1,0 +1,3 @@
+// params: user_id
+MATCH (n:Episode {user_id: $user_id})
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 2000 ROWS

@@ -1,0 +1,69 @@
+"""Apply hmem's schema idempotently and check it against the configuration."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import Driver
+
+from hmem.errors import SchemaError
+from hmem.graph import catalog
+
+__all__ = ["SCHEMA_STATEMENTS", "VECTOR_INDEX", "apply_schema", "check_vector_index"]
+
+VECTOR_INDEX = "fact_embedding"
+FULLTEXT_INDEX = "fact_text"
+
+SCHEMA_STATEMENTS = (
+    "schema_user_unique",
+    "schema_fact_unique",
+    "schema_entity_unique",
+    "schema_episode_unique",
+    "schema_audit_unique",
+    "schema_fact_user_index",
+    "schema_fact_hash_index",
+    "schema_fact_valid_from_index",
+    "schema_fact_known_from_index",
+    "schema_entity_user_index",
+    "schema_episode_user_index",
+    "schema_audit_user_index",
+    "schema_erasure_index",
+    "schema_fact_fulltext",
+)
+
+
+def _run(driver: Driver, database: str, statement: str, **params: Any) -> list[dict[str, Any]]:
+    stmt = catalog.statement(statement)
+    records, _, _ = driver.execute_query(stmt.text, stmt.bind(params), database_=database)
+    return [r.data() for r in records]
+
+
+def check_vector_index(driver: Driver, database: str, dim: int) -> bool:
+    """True if the vector index exists with ``dim``; False if absent.
+
+    Raises ``SchemaError`` when it exists with another dimension: writing 384-d vectors
+    into a 768-d index would fail late or, worse, search garbage.
+    """
+    rows = _run(driver, database, "schema_show_index", name=VECTOR_INDEX)
+    if not rows:
+        return False
+    config = (rows[0].get("options") or {}).get("indexConfig") or {}
+    existing = config.get("vector.dimensions")
+    if existing != dim:
+        raise SchemaError(
+            f"the vector index {VECTOR_INDEX!r} has {existing} dimensions but the configured "
+            f"embedding_dim is {dim}; use an embedding model of {existing} dimensions, or "
+            f"drop the index and re-embed (see docs)"
+        )
+    return True
+
+
+def apply_schema(driver: Driver, database: str, dim: int) -> None:
+    """Create every constraint and index hmem needs; safe to run at every start."""
+    exists = check_vector_index(driver, database, dim)
+    for name in SCHEMA_STATEMENTS:
+        _run(driver, database, name)
+    if not exists:
+        _run(driver, database, "schema_fact_vector", dim=dim)
+    _run(driver, database, "schema_await")
+    check_vector_index(driver, database, dim)

@@ -1,0 +1,610 @@
+"""The bitemporal fact graph on Neo4j.
+
+Every method takes ``user_id`` first and every statement it runs is scoped by it (the
+catalog refuses a data statement without ``$user_id``). Edges are only ever created
+between two nodes each matched with the same ``user_id``, so no edge can cross users.
+Nothing here deletes on a model's word: supersession closes, erasure is separate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from neo4j import Driver, ManagedTransaction
+
+from hmem._text import fact_hash
+from hmem.errors import (
+    ConflictError,
+    DimensionMismatchError,
+    NotFoundError,
+    TemporalOrderError,
+    TextTooLongError,
+    ValidationError,
+)
+from hmem.graph import catalog
+from hmem.graph._records import check_user_id, native, to_fact, translate_errors
+from hmem.graph.schema import apply_schema
+from hmem.models import (
+    Entity,
+    Episode,
+    Fact,
+    FactDraft,
+    FactHistory,
+    HistoryStep,
+    SupersedeReason,
+    SupersessionLink,
+    UserExport,
+    WriteResult,
+    require_aware,
+)
+
+__all__ = ["EpisodeDraft", "GraphStore"]
+
+_ERASE_STATEMENTS = (
+    "user_erase_facts",
+    "user_erase_entities",
+    "user_erase_episodes",
+    "user_erase_audit",
+    "user_erase_root",
+)
+
+
+@dataclass(frozen=True)
+class EpisodeDraft:
+    """Provenance for a write: the (already redacted) text the facts came from."""
+
+    text: str
+    observed_at: datetime
+    session_id: str | None = None
+    redactions: tuple[str, ...] = ()
+    id: str | None = None
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class GraphStore:
+    """hmem's facts, entities, episodes and their edges in one Neo4j database."""
+
+    def __init__(
+        self,
+        driver: Driver,
+        *,
+        database: str = "neo4j",
+        embedding_dim: int = 384,
+        max_fact_chars: int = 2000,
+        max_entities_per_fact: int = 32,
+        clock: Callable[[], datetime] = _utcnow,
+    ) -> None:
+        self._driver = driver
+        self._database = database
+        self.embedding_dim = embedding_dim
+        self.max_fact_chars = max_fact_chars
+        self.max_entities_per_fact = max_entities_per_fact
+        self._clock = clock
+
+    # -- plumbing -----------------------------------------------------------------------
+    def ensure_schema(self) -> None:
+        with translate_errors():
+            apply_schema(self._driver, self._database, self.embedding_dim)
+
+    def _now(self, value: datetime | None = None, name: str = "now") -> datetime:
+        return require_aware(value, name) or self._clock()
+
+    @staticmethod
+    def _run(tx: ManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+        stmt = catalog.statement(name)
+        return [r.data() for r in tx.run(stmt.text, stmt.bind(params))]
+
+    def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        stmt = catalog.statement(name)
+        with translate_errors():
+            records, _, _ = self._driver.execute_query(
+                stmt.text, stmt.bind(params), database_=self._database, routing_="r"
+            )
+        return [r.data() for r in records]
+
+    def _write(self, work: Callable[[ManagedTransaction], Any]) -> Any:
+        with translate_errors(), self._driver.session(database=self._database) as session:
+            return session.execute_write(work)
+
+    # -- writes -------------------------------------------------------------------------
+    def _check_draft(self, draft: FactDraft) -> None:
+        if len(draft.text) > self.max_fact_chars:
+            raise TextTooLongError(
+                f"fact text has {len(draft.text)} characters; the limit is {self.max_fact_chars}"
+            )
+        if draft.embedding is not None and len(draft.embedding) != self.embedding_dim:
+            raise DimensionMismatchError(
+                f"embedding has {len(draft.embedding)} dimensions; the index has "
+                f"{self.embedding_dim}"
+            )
+        if len(draft.entities) > self.max_entities_per_fact:
+            raise ValidationError(f"a fact may name at most {self.max_entities_per_fact} entities")
+
+    def write(
+        self,
+        user_id: str,
+        drafts: Sequence[FactDraft],
+        *,
+        observed_at: datetime | None = None,
+        episode: EpisodeDraft | None = None,
+    ) -> WriteResult:
+        """Write facts with their entities and edges in one transaction.
+
+        Exact duplicates of an open fact (same normalised text) are skipped. Targets of
+        ``supersedes`` and ``relates`` must be this user's open facts, else nothing is
+        written: ``NotFoundError`` (unknown, or another user's) or ``ConflictError``.
+        """
+        user_id = check_user_id(user_id)
+        observed = self._now(observed_at, "observed_at")
+        if episode is not None:
+            require_aware(episode.observed_at, "episode.observed_at")
+        ingested = self._clock()
+        rows: list[dict[str, Any]] = []
+        seen_hashes: set[str] = set()
+        skipped = 0
+        for draft in drafts:
+            self._check_draft(draft)
+            digest = fact_hash(draft.text)
+            if digest in seen_hashes:
+                skipped += 1
+                continue
+            seen_hashes.add(digest)
+            known_from = draft.known_from or observed
+            valid_from = draft.valid_from or known_from
+            if draft.valid_to is not None and draft.valid_to < valid_from:
+                raise TemporalOrderError("valid_to is before valid_from")
+            rows.append(
+                {
+                    "draft": draft,
+                    "id": draft.id or _new_id(),
+                    "hash": digest,
+                    "known_from": known_from,
+                    "valid_from": valid_from,
+                }
+            )
+
+        def work(tx: ManagedTransaction) -> WriteResult:
+            return self._write_tx(tx, user_id, rows, skipped, observed, ingested, episode)
+
+        result: WriteResult = self._write(work)
+        return result
+
+    def _write_tx(
+        self,
+        tx: ManagedTransaction,
+        user_id: str,
+        rows: list[dict[str, Any]],
+        skipped: int,
+        observed: datetime,
+        ingested: datetime,
+        episode: EpisodeDraft | None,
+    ) -> WriteResult:
+        self._run(tx, "user_ensure", user_id=user_id, now=ingested)
+        existing = {
+            r["hash"]
+            for r in self._run(
+                tx, "fact_open_by_hash", user_id=user_id, hashes=[r["hash"] for r in rows]
+            )
+        }
+        taken = {
+            r["id"]: r
+            for r in self._run(tx, "fact_targets", user_id=user_id, ids=[r["id"] for r in rows])
+        }
+        fresh = []
+        for row in rows:
+            if row["hash"] in existing:
+                skipped += 1
+            elif row["id"] in taken:
+                raise ConflictError(f"a fact with id {row['id']!r} already exists")
+            else:
+                fresh.append(row)
+
+        target_ids = sorted(
+            {t.target_id for r in fresh for t in r["draft"].supersedes}
+            | {t for r in fresh for t in r["draft"].relates}
+        )
+        targets = {
+            r["id"]: native(r)
+            for r in self._run(tx, "fact_targets", user_id=user_id, ids=target_ids)
+        }
+        for tid in target_ids:
+            if tid not in targets:
+                raise NotFoundError(f"no fact {tid!r} for this user")
+
+        links: list[dict[str, Any]] = []
+        closes: dict[str, dict[str, Any]] = {}
+        for row in fresh:
+            for target in row["draft"].supersedes:
+                old = targets[target.target_id]
+                if old["known_to"] is not None:
+                    raise ConflictError(
+                        f"fact {target.target_id!r} is already closed; restore it first"
+                    )
+                if target.reason is SupersedeReason.USER_EDIT:
+                    valid_to = old["valid_from"]  # it was never true
+                else:
+                    valid_to = max(old["valid_from"], row["valid_from"])
+                known_to = max(old["known_from"], row["known_from"])
+                links.append(
+                    {
+                        "new_id": row["id"],
+                        "old_id": target.target_id,
+                        "reason": target.reason.value,
+                        "at": row["known_from"],
+                        "relation": target.relation,
+                    }
+                )
+                prior = closes.get(target.target_id)
+                if prior is None or known_to < prior["known_to"]:
+                    closes[target.target_id] = {
+                        "id": target.target_id,
+                        "valid_to": valid_to,
+                        "known_to": known_to,
+                        "reason": target.reason.value,
+                    }
+
+        self._run(
+            tx,
+            "fact_create",
+            user_id=user_id,
+            facts=[
+                {
+                    "id": r["id"],
+                    "text": r["draft"].text,
+                    "category": r["draft"].category.value,
+                    "importance": r["draft"].importance,
+                    "hash": r["hash"],
+                    "valid_from": r["valid_from"],
+                    "valid_to": r["draft"].valid_to,
+                    "known_from": r["known_from"],
+                    "ingested_at": ingested,
+                    "source": r["draft"].source,
+                }
+                for r in fresh
+            ],
+        )
+        vectors = [
+            {"id": r["id"], "embedding": r["draft"].embedding}
+            for r in fresh
+            if r["draft"].embedding is not None
+        ]
+        if vectors:
+            self._run(tx, "fact_set_embedding", user_id=user_id, rows=vectors)
+        mentions = [
+            {
+                "fact_id": r["id"],
+                "entity_id": _new_id(),
+                "name": e.name,
+                "canonical": e.canonical,
+                "type": e.type,
+                "aliases": sorted(set(e.aliases)),
+            }
+            for r in fresh
+            for e in r["draft"].entities
+        ]
+        if mentions:
+            self._run(tx, "entity_link", user_id=user_id, rows=mentions, now=ingested)
+        if links:
+            self._run(tx, "fact_supersede", user_id=user_id, links=links)
+            closed = self._run(tx, "fact_close_many", user_id=user_id, rows=list(closes.values()))
+            if closed[0]["closed"] != len(closes):
+                raise ConflictError("a superseded fact was closed concurrently; retry")
+        pairs = [{"a": r["id"], "b": t} for r in fresh for t in r["draft"].relates]
+        if pairs:
+            self._run(tx, "fact_relate", user_id=user_id, pairs=pairs, now=ingested)
+        added = [r["id"] for r in fresh]
+        if episode is not None and added:
+            episode_id = episode.id or _new_id()
+            self._run(
+                tx,
+                "episode_merge",
+                user_id=user_id,
+                episode={
+                    "id": episode_id,
+                    "session_id": episode.session_id,
+                    "observed_at": episode.observed_at,
+                    "text": episode.text,
+                    "redactions": list(episode.redactions),
+                },
+            )
+            self._run(
+                tx, "fact_from_episode", user_id=user_id, fact_ids=added, episode_id=episode_id
+            )
+        if added:
+            self._audit(tx, user_id, "write", added + sorted(closes), {"observed_at": observed})
+        return WriteResult(
+            added=added,
+            superseded=sorted(closes),
+            related=[(p["a"], p["b"]) for p in pairs],
+            skipped=skipped,
+        )
+
+    def _audit(
+        self,
+        tx: ManagedTransaction,
+        user_id: str,
+        op: str,
+        fact_ids: list[str],
+        detail: dict[str, Any],
+    ) -> None:
+        self._run(
+            tx,
+            "audit_record",
+            user_id=user_id,
+            id=_new_id(),
+            at=self._clock(),
+            op=op,
+            fact_ids=fact_ids,
+            detail=json.dumps(detail, default=str, sort_keys=True),
+        )
+
+    def corroborate(self, user_id: str, fact_ids: Sequence[str]) -> list[str]:
+        """A duplicate arrived: the stored facts gain a corroboration, nothing is added."""
+        user_id = check_user_id(user_id)
+        ids = list(dict.fromkeys(fact_ids))
+
+        def work(tx: ManagedTransaction) -> list[str]:
+            found = {r["id"] for r in self._run(tx, "fact_targets", user_id=user_id, ids=ids)}
+            missing = [i for i in ids if i not in found]
+            if missing:
+                raise NotFoundError(f"no fact {missing[0]!r} for this user")
+            self._run(tx, "fact_corroborate", user_id=user_id, ids=ids)
+            return ids
+
+        merged: list[str] = self._write(work)
+        return merged
+
+    def close(
+        self,
+        user_id: str,
+        fact_id: str,
+        *,
+        at: datetime | None = None,
+        observed_at: datetime | None = None,
+        reason: SupersedeReason = SupersedeReason.RETRACTION,
+    ) -> Fact:
+        """Close a fact with no successor: it stopped being true at ``at`` (world time),
+        and we learned that at ``observed_at`` (belief time). ``user_edit`` means it was
+        never true: its world window becomes empty."""
+        user_id = check_user_id(user_id)
+        observed = self._now(observed_at, "observed_at")
+        ended = require_aware(at, "at") or observed
+        if reason not in (SupersedeReason.RETRACTION, SupersedeReason.USER_EDIT):
+            raise ValidationError("close() takes reason 'retraction' or 'user_edit'")
+
+        def work(tx: ManagedTransaction) -> None:
+            fact = self._get_tx(tx, user_id, fact_id)
+            if fact.known_to is not None:
+                raise ConflictError(f"fact {fact_id!r} is already closed")
+            valid_to = fact.valid_from if reason is SupersedeReason.USER_EDIT else ended
+            if valid_to < fact.valid_from:
+                raise TemporalOrderError(
+                    f"cannot end fact {fact_id!r} at {valid_to.isoformat()}: it started "
+                    f"{fact.valid_from.isoformat()}"
+                )
+            if observed < fact.known_from:
+                raise TemporalOrderError(
+                    f"observed_at {observed.isoformat()} is before the fact was learned "
+                    f"({fact.known_from.isoformat()})"
+                )
+            row = {
+                "id": fact_id,
+                "valid_to": valid_to,
+                "known_to": observed,
+                "reason": reason.value,
+            }
+            self._run(tx, "fact_close_many", user_id=user_id, rows=[row])
+            self._audit(tx, user_id, "close", [fact_id], {"reason": reason.value})
+
+        self._write(work)
+        return self.get(user_id, fact_id)
+
+    def restore(self, user_id: str, fact_id: str) -> Fact:
+        """Undo a supersession or retraction: the fact is open again. The successor, if
+        any, stays as it is; the audit trail keeps the edges that were undone."""
+        user_id = check_user_id(user_id)
+
+        def work(tx: ManagedTransaction) -> None:
+            fact = self._get_tx(tx, user_id, fact_id)
+            if fact.known_to is None:
+                raise ConflictError(f"fact {fact_id!r} is open; there is nothing to restore")
+            undone = self._run(tx, "fact_closing_links", user_id=user_id, fact_id=fact_id)
+            self._run(tx, "fact_restore", user_id=user_id, fact_id=fact_id)
+            self._audit(
+                tx,
+                user_id,
+                "restore",
+                [fact_id],
+                {"close_reason": fact.close_reason, "undone": native(undone)},
+            )
+
+        self._write(work)
+        return self.get(user_id, fact_id)
+
+    # -- reads --------------------------------------------------------------------------
+    def _get_tx(self, tx: ManagedTransaction, user_id: str, fact_id: str) -> Fact:
+        rows = self._run(tx, "fact_get", user_id=user_id, fact_id=fact_id)
+        if not rows:
+            raise NotFoundError(f"no fact {fact_id!r} for this user")
+        return to_fact(rows[0]["fact"], rows[0]["entities"])
+
+    def get(self, user_id: str, fact_id: str) -> Fact:
+        user_id = check_user_id(user_id)
+        rows = self._read("fact_get", user_id=user_id, fact_id=fact_id)
+        if not rows:
+            raise NotFoundError(f"no fact {fact_id!r} for this user")
+        return to_fact(rows[0]["fact"], rows[0]["entities"])
+
+    def history(self, user_id: str, fact_id: str) -> FactHistory:
+        """The fact and its whole supersession chain: what it replaced (oldest first)
+        and what replaced it (newest last), each with the link's reason and time."""
+        user_id = check_user_id(user_id)
+        rows = self._read("fact_history", user_id=user_id, fact_id=fact_id)
+        if not rows:
+            raise NotFoundError(f"no fact {fact_id!r} for this user")
+        facts = {r["fact"]["id"]: to_fact(r["fact"], r["entities"]) for r in rows}
+        edges = [
+            SupersessionLink(new_id=r["fact"]["id"], **native(link))
+            for r in rows
+            for link in r["links"]
+            if link is not None
+        ]
+        older = {e.new_id: [x for x in edges if x.new_id == e.new_id] for e in edges}
+        newer = {e.old_id: [x for x in edges if x.old_id == e.old_id] for e in edges}
+
+        def walk(
+            start: str, step: dict[str, list[SupersessionLink]], forward: bool
+        ) -> list[HistoryStep]:
+            out: list[HistoryStep] = []
+            seen = {start}
+            frontier = [start]
+            while frontier:
+                current = frontier.pop(0)
+                for link in step.get(current, []):
+                    other = link.old_id if not forward else link.new_id
+                    if other in seen:
+                        continue
+                    seen.add(other)
+                    out.append(HistoryStep(fact=facts[other], link=link))
+                    frontier.append(other)
+            return out
+
+        predecessors = walk(fact_id, older, forward=False)
+        successors = walk(fact_id, newer, forward=True)
+        predecessors.sort(key=lambda s: (s.fact.valid_from, s.fact.known_from))
+        successors.sort(key=lambda s: (s.fact.valid_from, s.fact.known_from))
+        return FactHistory(fact=facts[fact_id], predecessors=predecessors, successors=successors)
+
+    def list_facts(
+        self,
+        user_id: str,
+        *,
+        as_of: datetime | None = None,
+        as_of_event: datetime | None = None,
+        include_closed: bool = False,
+        now: datetime | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Fact]:
+        """Current facts by default. ``as_of`` (belief time) and/or ``as_of_event``
+        (world time) select the past instead; ``include_closed`` lists everything."""
+        user_id = check_user_id(user_id)
+        require_aware(as_of, "as_of")
+        require_aware(as_of_event, "as_of_event")
+        if not 1 <= limit <= 10_000 or offset < 0:
+            raise ValidationError("limit must be 1..10000 and offset >= 0")
+        if include_closed and (as_of or as_of_event):
+            raise ValidationError("include_closed lists everything; drop as_of/as_of_event")
+        mode = "all" if include_closed else "asof" if (as_of or as_of_event) else "current"
+        rows = self._read(
+            "fact_list",
+            user_id=user_id,
+            mode=mode,
+            now=self._now(now),
+            as_of=as_of,
+            as_of_event=as_of_event,
+            skip=offset,
+            limit=limit,
+        )
+        return [to_fact(r["fact"], r["entities"]) for r in rows]
+
+    def counts(self, user_id: str) -> dict[str, int]:
+        """How many nodes of each kind this user has (erasure proves itself with it)."""
+        user_id = check_user_id(user_id)
+        rows = self._read("user_counts", user_id=user_id)
+        return {k: int(v) for k, v in rows[0].items()}
+
+    def audit(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        user_id = check_user_id(user_id)
+        rows = self._read("audit_list", user_id=user_id, limit=limit)
+        return [{**native(r), "detail": json.loads(r["detail"])} for r in rows]
+
+    def export(self, user_id: str) -> UserExport:
+        """Everything stored for this user as plain data (no vectors)."""
+        user_id = check_user_id(user_id)
+        facts = [
+            to_fact(r["fact"], r["entities"])
+            for r in self._read(
+                "fact_list",
+                user_id=user_id,
+                mode="all",
+                now=self._clock(),
+                as_of=None,
+                as_of_event=None,
+                skip=0,
+                limit=1_000_000,
+            )
+        ]
+        return UserExport(
+            user_id=user_id,
+            exported_at=self._clock(),
+            facts=facts,
+            entities=[
+                Entity.model_validate(native(r["entity"]))
+                for r in self._read("entity_list", user_id=user_id)
+            ],
+            episodes=[
+                Episode.model_validate(native(r["episode"]))
+                for r in self._read("episode_list", user_id=user_id)
+            ],
+            supersessions=[
+                SupersessionLink.model_validate(native(r))
+                for r in self._read("supersession_list", user_id=user_id)
+            ],
+            relations=[(r["a"], r["b"]) for r in self._read("relates_list", user_id=user_id)],
+        )
+
+    # -- erasure ------------------------------------------------------------------------
+    def erase_fact(self, user_id: str, fact_id: str) -> dict[str, int]:
+        """Really delete one fact, its vector, the episodes it came from and entities no
+        other fact mentions. The audit keeps the id and the counts, not the text."""
+        user_id = check_user_id(user_id)
+
+        def work(tx: ManagedTransaction) -> dict[str, int]:
+            self._get_tx(tx, user_id, fact_id)
+            row = self._run(tx, "fact_erase", user_id=user_id, fact_id=fact_id)[0]
+            counts = {"facts": 1, "episodes": row["episodes"], "entities": row["entities"]}
+            self._audit(tx, user_id, "erase_fact", [fact_id], counts)
+            return counts
+
+        erased: dict[str, int] = self._write(work)
+        return erased
+
+    def erase_user(self, user_id: str) -> dict[str, int]:
+        """Delete every node and edge of this user, then prove that nothing remains.
+
+        An ``Erasure`` receipt keeps when it happened and how much went, keyed by a hash
+        of the user id, never the id or any content.
+        """
+        user_id = check_user_id(user_id)
+        before = self.counts(user_id)
+        with translate_errors(), self._driver.session(database=self._database) as session:
+            for name in _ERASE_STATEMENTS:
+                stmt = catalog.statement(name)
+                session.run(stmt.text, stmt.bind({"user_id": user_id})).consume()
+        after = self.counts(user_id)
+        if any(after.values()):
+            raise ConflictError(f"erasure incomplete, still stored: {after}; run it again")
+        receipt = catalog.statement("admin_erasure_receipt")
+        params = {
+            "id": _new_id(),
+            "user_ref": hashlib.sha256(f"hmem-user:{user_id}".encode()).hexdigest(),
+            "at": self._clock(),
+            "counts": json.dumps(before, sort_keys=True),
+        }
+        with translate_errors():
+            self._driver.execute_query(receipt.text, receipt.bind(params), database_=self._database)
+        return before

@@ -1,0 +1,369 @@
+"""Assemble, configure, start, wait for and stop a local Neo4j server."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from hmem.errors import ConfigError
+
+__all__ = ["NEO4J_VERSION", "LocalNeo4j", "LocalNeo4jError"]
+
+NEO4J_VERSION = "5.26.30"
+BROWSER_VERSION = "5.24.0"
+_JAVA_CANDIDATES = ("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/java-21-openjdk-amd64")
+_JVM_FLAGS = (
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-XX:+ExitOnOutOfMemoryError",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+    "-Dlog4j2.disable.jmx=true",
+    "-Dfile.encoding=UTF-8",
+)
+
+
+class LocalNeo4jError(ConfigError):
+    """The local server could not be assembled, started or stopped."""
+
+
+def _default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "hmem"
+
+
+@dataclass
+class LocalNeo4j:
+    """One local server: its home folder holds conf/, data/, logs/, run/ and the password."""
+
+    home: Path
+    bolt_port: int = 7687
+    http_port: int = 7474
+    heap: str = "1g"
+    pagecache: str = "512m"
+    version: str = NEO4J_VERSION
+    cache_dir: Path = field(default_factory=_default_cache)
+    log: object = None  # a callable(str) for progress lines; stderr when None
+
+    def __post_init__(self) -> None:
+        self.home = self.home.resolve()
+
+    # -- paths --------------------------------------------------------------------------
+    @property
+    def lib_dir(self) -> Path:
+        return self.cache_dir / f"neo4j-{self.version}" / "lib"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.home / "run" / "hmem-neo4j.pid"
+
+    @property
+    def password_file(self) -> Path:
+        return self.home / "password"
+
+    @property
+    def bolt_uri(self) -> str:
+        return f"bolt://127.0.0.1:{self.bolt_port}"
+
+    @property
+    def browser_url(self) -> str:
+        return f"http://127.0.0.1:{self.http_port}/browser/"
+
+    def _say(self, line: str) -> None:
+        if callable(self.log):
+            self.log(line)
+        else:
+            print(f"[neo4j] {line}", file=sys.stderr, flush=True)
+
+    # -- jars ---------------------------------------------------------------------------
+    def fetched(self) -> bool:
+        return (self.lib_dir / f"neo4j-{self.version}.jar").is_file() and (
+            self.lib_dir / f"neo4j-browser-{BROWSER_VERSION}.jar"
+        ).is_file()
+
+    def fetch(self) -> None:
+        """Copy the server and Browser jars from Maven Central into the cache (once)."""
+        if self.fetched():
+            return
+        mvn = shutil.which("mvn")
+        if mvn is None:
+            raise LocalNeo4jError("Maven (mvn) is needed once to fetch the Neo4j jars")
+        work = self.lib_dir.parent
+        work.mkdir(parents=True, exist_ok=True)
+        pom = work / "pom.xml"
+        pom.write_text(resources.files("hmem.localdb").joinpath("pom.xml").read_text())
+        self._say(f"fetching Neo4j {self.version} + Browser {BROWSER_VERSION} jars (once)")
+        started = time.monotonic()
+        done = subprocess.run(
+            [
+                mvn,
+                "-B",
+                "-q",
+                "-f",
+                str(pom),
+                "package",
+                f"-Dneo4j.version={self.version}",
+                f"-Dneo4j.lib.dir={self.lib_dir}",
+            ],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0 or not self.fetched():
+            tail = (done.stdout + done.stderr).strip().splitlines()[-20:]
+            raise LocalNeo4jError("fetching the Neo4j jars failed:\n" + "\n".join(tail))
+        jars = len(list(self.lib_dir.glob("*.jar")))
+        self._say(f"{jars} jars in {self.lib_dir} ({time.monotonic() - started:.1f}s)")
+
+    # -- java ---------------------------------------------------------------------------
+    def java(self) -> str:
+        candidates = []
+        if os.environ.get("JAVA_HOME"):
+            candidates.append(os.environ["JAVA_HOME"])
+        candidates.extend(_JAVA_CANDIDATES)
+        for root in candidates:
+            exe = Path(root) / "bin" / "java"
+            if exe.is_file() and self._java_major(str(exe)) in (17, 21):
+                return str(exe)
+        exe_on_path = shutil.which("java")
+        if exe_on_path and self._java_major(exe_on_path) in (17, 21):
+            return exe_on_path
+        raise LocalNeo4jError("Neo4j 5.26 needs a Java 17 or 21 runtime (set JAVA_HOME)")
+
+    @staticmethod
+    def _java_major(exe: str) -> int | None:
+        out = subprocess.run([exe, "-version"], capture_output=True, text=True, check=False)
+        found = re.search(r'version "(\d+)', out.stderr + out.stdout)
+        return int(found.group(1)) if found else None
+
+    # -- configuration -----------------------------------------------------------------
+    def password(self) -> str:
+        """The server's password, generated (0600) on first use."""
+        if self.password_file.is_file():
+            return self.password_file.read_text().strip()
+        self.home.mkdir(parents=True, exist_ok=True)
+        value = secrets.token_urlsafe(18)
+        fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(value + "\n")
+        return value
+
+    def render_conf(self) -> str:
+        lines = {
+            "server.default_listen_address": "127.0.0.1",
+            "server.default_advertised_address": "127.0.0.1",
+            "server.bolt.enabled": "true",
+            "server.bolt.listen_address": f"127.0.0.1:{self.bolt_port}",
+            "server.bolt.advertised_address": f"127.0.0.1:{self.bolt_port}",
+            "server.bolt.tls_level": "DISABLED",
+            "server.http.enabled": "true",
+            "server.http.listen_address": f"127.0.0.1:{self.http_port}",
+            "server.http.advertised_address": f"127.0.0.1:{self.http_port}",
+            "server.https.enabled": "false",
+            "dbms.security.auth_enabled": "true",
+            "server.memory.heap.initial_size": self.heap,
+            "server.memory.heap.max_size": self.heap,
+            "server.memory.pagecache.size": self.pagecache,
+            "server.directories.data": "data",
+            "server.directories.logs": "logs",
+            "server.directories.run": "run",
+            "server.directories.import": "import",
+            "server.directories.plugins": "plugins",
+            "server.directories.lib": str(self.lib_dir),
+            "server.logs.config": "conf/server-logs.xml",
+            "server.logs.user.config": "conf/user-logs.xml",
+            "dbms.usage_report.enabled": "false",
+            "initial.dbms.default_database": "neo4j",
+        }
+        head = "# written by hmem (hmem.localdb); edits are overwritten at every start\n"
+        return head + "".join(f"{k}={v}\n" for k, v in lines.items())
+
+    def prepare(self) -> None:
+        for sub in ("conf", "data", "logs", "run", "plugins", "import"):
+            (self.home / sub).mkdir(parents=True, exist_ok=True)
+        (self.home / "conf" / "neo4j.conf").write_text(self.render_conf())
+        for name in ("server-logs.xml", "user-logs.xml"):
+            text = resources.files("hmem.localdb").joinpath(name).read_text()
+            (self.home / "conf" / name).write_text(text)
+
+    def _set_initial_password(self, java: str) -> None:
+        if (self.home / "data" / "databases" / "system").exists():
+            return
+        env = dict(os.environ, NEO4J_HOME=str(self.home), NEO4J_CONF=str(self.home / "conf"))
+        done = subprocess.run(
+            [
+                java,
+                "-Xmx256m",
+                *_JVM_FLAGS,
+                "-cp",
+                f"{self.lib_dir}/*",
+                "org.neo4j.cli.AdminTool",
+                "dbms",
+                "set-initial-password",
+                self.password(),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise LocalNeo4jError("set-initial-password failed: " + done.stderr.strip()[-2000:])
+
+    # -- process ------------------------------------------------------------------------
+    def pid(self) -> int | None:
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            return pid
+        return pid
+
+    def running(self) -> bool:
+        return self.pid() is not None
+
+    def start(self, timeout: float = 180.0) -> float:
+        """Fetch if needed, start in the background, wait until Bolt answers a query.
+
+        Returns the seconds the start took (0 when it was already running).
+        """
+        if self.running():
+            self._say(f"already running (pid {self.pid()}) at {self.bolt_uri}")
+            return 0.0
+        started = time.monotonic()
+        self.fetch()
+        java = self.java()
+        self.prepare()
+        self._set_initial_password(java)
+        for port in (self.bolt_port, self.http_port):
+            if _port_open(port):
+                raise LocalNeo4jError(f"port {port} on 127.0.0.1 is taken by another process")
+        command = [
+            java,
+            f"-Xms{self.heap}",
+            f"-Xmx{self.heap}",
+            *_JVM_FLAGS,
+            "-cp",
+            f"{self.home}/plugins/*:{self.lib_dir}/*",
+            "org.neo4j.server.CommunityEntryPoint",
+            f"--home-dir={self.home}",
+            f"--config-dir={self.home / 'conf'}",
+        ]
+        console = (self.home / "logs" / "console.log").open("ab")
+        proc = subprocess.Popen(
+            command,
+            stdout=console,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=self.home,
+        )
+        console.close()
+        self.pid_file.write_text(f"{proc.pid}\n")
+        self._say(f"starting pid {proc.pid}, waiting for Bolt on {self.bolt_uri}")
+        self._wait_ready(proc, started + timeout)
+        took = time.monotonic() - started
+        self._say(f"ready in {took:.1f}s: {self.bolt_uri}  Browser {self.browser_url}")
+        return took
+
+    def _wait_ready(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
+        from neo4j import GraphDatabase
+        from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise LocalNeo4jError(
+                    f"Neo4j exited with code {proc.returncode}; last lines:\n" + self.log_tail()
+                )
+            if _port_open(self.bolt_port):
+                try:
+                    with GraphDatabase.driver(
+                        self.bolt_uri,
+                        auth=("neo4j", self.password()),
+                        connection_timeout=2,
+                        max_transaction_retry_time=0,
+                    ) as driver:
+                        driver.execute_query("RETURN 1", database_="neo4j")
+                        return
+                except (ServiceUnavailable, SessionExpired, OSError):
+                    pass
+                except AuthError as exc:
+                    raise LocalNeo4jError(
+                        f"the server in {self.home} refuses the password in "
+                        f"{self.password_file}: {exc}"
+                    ) from exc
+                except Exception as exc:
+                    if "unavailable" not in str(exc).lower():
+                        raise
+            time.sleep(0.5)
+        self.stop()
+        raise LocalNeo4jError("Neo4j did not answer in time; last lines:\n" + self.log_tail())
+
+    def log_tail(self, lines: int = 30) -> str:
+        out: list[str] = []
+        for name in ("console.log", "neo4j.log"):
+            path = self.home / "logs" / name
+            if path.is_file():
+                out.extend(path.read_text(errors="replace").splitlines()[-lines:])
+        return "\n".join(out)
+
+    def stop(self, timeout: float = 120.0) -> bool:
+        """Stop cleanly (SIGTERM, then SIGKILL after ``timeout``). False if not running."""
+        pid = self.pid()
+        if pid is None:
+            self.pid_file.unlink(missing_ok=True)
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not _alive(pid):
+                break
+            time.sleep(0.3)
+        else:
+            self._say(f"no clean stop after {timeout:.0f}s, killing pid {pid}")
+            os.kill(pid, signal.SIGKILL)
+        self.pid_file.unlink(missing_ok=True)
+        self._say("stopped")
+        return True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie child of ours counts as gone
+    try:
+        waited, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return waited == 0
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0

@@ -1,0 +1,232 @@
+"""Pure pydantic domain models: no I/O, no Neo4j, no model clients.
+
+Two clocks on every fact:
+- world time (``valid_from`` / ``valid_to``): when the statement was true;
+- belief time (``known_from`` / ``known_to``): when the assistant learned it and when
+  it stopped believing it, in the conversation's clock.
+Windows are half-open ``[from, to)``; ``None`` as the end means "still open".
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from hmem.errors import NaiveDatetimeError, TemporalOrderError, ValidationError
+
+__all__ = [
+    "Category",
+    "Entity",
+    "EntityRef",
+    "Episode",
+    "Fact",
+    "FactDraft",
+    "FactHistory",
+    "HistoryStep",
+    "SupersedeReason",
+    "SupersedeTarget",
+    "SupersessionLink",
+    "UserExport",
+    "WriteResult",
+    "require_aware",
+]
+
+Text = Annotated[str, Field(min_length=1)]
+Id = Annotated[str, Field(min_length=1, max_length=128)]
+
+
+def require_aware(value: datetime | None, name: str) -> datetime | None:
+    """Refuse naive datetimes: hmem never guesses a timezone."""
+    if value is not None and (value.tzinfo is None or value.tzinfo.utcoffset(value) is None):
+        raise NaiveDatetimeError(f"{name} must carry a timezone (got naive {value.isoformat()})")
+    return value
+
+
+def check_window(start: datetime | None, end: datetime | None, what: str) -> None:
+    if start is not None and end is not None and end < start:
+        raise TemporalOrderError(
+            f"{what} window ends before it starts ({end.isoformat()} < {start.isoformat()})"
+        )
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Category(StrEnum):
+    SEMANTIC = "semantic"
+    EPISODIC = "episodic"
+    PROCEDURAL = "procedural"
+
+
+class SupersedeReason(StrEnum):
+    CONTRADICTION = "contradiction"  # the old fact became false
+    REFINEMENT = "refinement"  # the old fact became imprecise
+    RETRACTION = "retraction"  # closed with no successor
+    USER_EDIT = "user_edit"  # the user corrected it: it was never true
+
+
+class EntityRef(_Model):
+    """An entity named by a fact on the way in; resolved per user by ``canonical``."""
+
+    name: Annotated[str, Field(min_length=1, max_length=200)]
+    type: Annotated[str, Field(max_length=40)] = "thing"
+    aliases: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list, max_length=32
+    )
+
+    @property
+    def canonical(self) -> str:
+        return canonical_name(self.name)
+
+
+def canonical_name(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+class SupersedeTarget(_Model):
+    """An older fact that a new fact replaces, and why."""
+
+    target_id: Id
+    reason: SupersedeReason = SupersedeReason.CONTRADICTION
+    relation: str | None = Field(None, max_length=40, description="the extractor's word, if any")
+
+    @field_validator("reason")
+    @classmethod
+    def _has_successor(cls, reason: SupersedeReason) -> SupersedeReason:
+        if reason is SupersedeReason.RETRACTION:
+            raise ValidationError("a retraction has no successor: use close(), not supersedes=")
+        return reason
+
+
+class FactDraft(_Model):
+    """A fact to write. Times default at write: ``known_from`` to the write's
+    ``observed_at``, ``valid_from`` to ``known_from``."""
+
+    text: Text
+    category: Category = Category.SEMANTIC
+    importance: Annotated[int, Field(ge=1, le=10)] = 5
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    known_from: datetime | None = None
+    entities: list[EntityRef] = Field(default_factory=list)
+    supersedes: list[SupersedeTarget] = Field(default_factory=list)
+    relates: list[Id] = Field(default_factory=list)
+    embedding: list[float] | None = None
+    source: Annotated[str, Field(max_length=200)] = "direct"
+    id: Id | None = Field(None, description="caller-chosen id (idempotent imports)")
+
+    @model_validator(mode="after")
+    def _times(self) -> FactDraft:
+        require_aware(self.valid_from, "valid_from")
+        require_aware(self.valid_to, "valid_to")
+        require_aware(self.known_from, "known_from")
+        check_window(self.valid_from, self.valid_to, "valid")
+        return self
+
+
+class Fact(_Model):
+    """A stored fact, as read back."""
+
+    id: str
+    user_id: str
+    text: str
+    category: Category
+    importance: int
+    hash: str
+    valid_from: datetime
+    valid_to: datetime | None = None
+    known_from: datetime
+    known_to: datetime | None = None
+    ingested_at: datetime
+    last_used_at: datetime | None = None
+    corroborations: int = 1
+    source: str = "direct"
+    entities: list[str] = Field(default_factory=list)
+    close_reason: SupersedeReason | None = None
+
+    @property
+    def is_open(self) -> bool:
+        """Still believed (belief window open)."""
+        return self.known_to is None
+
+    def current_at(self, now: datetime) -> bool:
+        return self.known_to is None and (self.valid_to is None or self.valid_to > now)
+
+
+class SupersessionLink(_Model):
+    """``(new)-[:SUPERSEDES]->(old)``: ``new_id`` replaced ``old_id``."""
+
+    new_id: str
+    old_id: str
+    reason: SupersedeReason
+    at: datetime
+    relation: str | None = None
+
+
+class HistoryStep(_Model):
+    fact: Fact
+    link: SupersessionLink
+
+
+class FactHistory(_Model):
+    """A fact with its whole supersession chain, oldest predecessor first."""
+
+    fact: Fact
+    predecessors: list[HistoryStep] = Field(default_factory=list)
+    successors: list[HistoryStep] = Field(default_factory=list)
+
+
+class Entity(_Model):
+    id: str
+    user_id: str
+    name: str
+    canonical: str
+    type: str
+    aliases: list[str] = Field(default_factory=list)
+
+
+class Episode(_Model):
+    id: str
+    user_id: str
+    session_id: str | None = None
+    observed_at: datetime
+    text: str
+    redactions: list[str] = Field(default_factory=list)
+
+
+class WriteResult(_Model):
+    """What one write did, by ids."""
+
+    added: list[str] = Field(default_factory=list)
+    superseded: list[str] = Field(default_factory=list)
+    merged: list[str] = Field(default_factory=list)
+    related: list[tuple[str, str]] = Field(default_factory=list)
+    skipped: int = 0
+    refused: list[str] = Field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "added": len(self.added),
+            "superseded": len(self.superseded),
+            "merged": len(self.merged),
+            "related": len(self.related),
+            "skipped": self.skipped,
+            "refused": len(self.refused),
+        }
+
+
+class UserExport(_Model):
+    """Everything stored for one user, as plain JSON-able data."""
+
+    user_id: str
+    exported_at: datetime
+    facts: list[Fact]
+    entities: list[Entity]
+    episodes: list[Episode]
+    supersessions: list[SupersessionLink]
+    relations: list[tuple[str, str]]
+    extra: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,67 @@
+"""A real Neo4j for integration tests.
+
+``scripts/test`` starts a dedicated server and sets ``HMEM_NEO4J_*`` and
+``HMEM_REQUIRE_NEO4J=1``; then an unreachable server fails the run. Run bare, without a
+server, these tests skip and say why.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from neo4j import Driver, GraphDatabase
+
+from hmem import Config, Memory
+from hmem.memory import resolve_password
+
+
+@pytest.fixture(scope="session")
+def config() -> Config:
+    return Config()
+
+
+@pytest.fixture(scope="session")
+def driver(config: Config) -> Iterator[Driver]:
+    try:
+        password = resolve_password(config)
+        drv = GraphDatabase.driver(
+            config.neo4j_uri,
+            auth=(config.neo4j_user, password),
+            notifications_min_severity="OFF",
+        )
+        drv.verify_connectivity()
+    except Exception as exc:
+        message = (
+            f"no Neo4j at {config.neo4j_uri} ({exc}); run `make test`, or start one with "
+            "`hmem neo4j start` and set HMEM_NEO4J_* accordingly"
+        )
+        if os.environ.get("HMEM_REQUIRE_NEO4J") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    yield drv
+    drv.close()
+
+
+@pytest.fixture(scope="session")
+def memory(config: Config, driver: Driver) -> Memory:
+    mem = Memory(config, driver=driver)
+    mem.init_schema()
+    return mem
+
+
+@pytest.fixture
+def user_id(memory: Memory) -> Iterator[str]:
+    """A fresh user per test: tests isolate themselves by user, never by wiping the DB."""
+    uid = f"test-{uuid.uuid4().hex[:12]}"
+    yield uid
+    memory.erase_user(uid)
+
+
+@pytest.fixture
+def other_user(memory: Memory) -> Iterator[str]:
+    uid = f"other-{uuid.uuid4().hex[:12]}"
+    yield uid
+    memory.erase_user(uid)
