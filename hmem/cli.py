@@ -127,7 +127,7 @@ def demo(user_id: str) -> None:
                 f"replaced: {step.link.reason})"
             )
     click.echo(f"Explore in Neo4j Browser: http://127.0.0.1:{config.neo4j_http_port}/browser/")
-    click.echo(f"  MATCH (f:Fact {{user_id: '{user_id}'}})-[r]-(x) RETURN f, r, x")
+    click.echo(f"  :param user_id => '{user_id}'   then the query in cypher/user_graph.cypher")
 
 
 @main.command()

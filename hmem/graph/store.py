@@ -586,11 +586,14 @@ class GraphStore:
     def erase_user(self, user_id: str) -> dict[str, int]:
         """Delete every node and edge of this user, then prove that nothing remains.
 
-        An ``Erasure`` receipt keeps when it happened and how much went, keyed by a hash
+        Erasing an unknown user is a no-op that returns zero counts. An ``Erasure``
+        receipt keeps when it happened and how much went, keyed by a hash
         of the user id, never the id or any content.
         """
         user_id = check_user_id(user_id)
         before = self.counts(user_id)
+        if not before["any_nodes"]:
+            return before  # nothing stored: no receipt for a user we never had
         with translate_errors(), self._driver.session(database=self._database) as session:
             for name in _ERASE_STATEMENTS:
                 stmt = catalog.statement(name)

@@ -1,0 +1,72 @@
+"""The Cypher catalog: headers checked at load, every data statement scoped by user."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hmem.graph import catalog
+from hmem.graph.catalog import CatalogError, parse
+
+CYPHER_DIR = Path(catalog.__file__).parent / "cypher"
+LABELS = ("Fact", "Entity", "Episode", "User", "AuditEvent")
+
+
+def test_every_statement_loads() -> None:
+    statements = catalog.load()
+    assert len(statements) == len(list(CYPHER_DIR.glob("*.cypher")))
+
+
+def test_header_must_match_body() -> None:
+    with pytest.raises(CatalogError, match="body uses"):
+        parse("x", "// params: user_id\nMATCH (f:Fact {user_id: $user_id, id: $id}) RETURN f")
+    with pytest.raises(CatalogError, match="no '// params:' header"):
+        parse("x", "MATCH (f:Fact {user_id: $user_id}) RETURN f")
+
+
+def test_data_statement_without_user_id_is_refused() -> None:
+    with pytest.raises(CatalogError, match="without \\$user_id"):
+        parse("fact_all", "// params:\nMATCH (f:Fact) RETURN f")
+    assert parse("schema_x", "// params:\nCREATE INDEX i IF NOT EXISTS FOR (f:Fact) ON (f.x)")
+
+
+def test_dollar_inside_string_literal_is_not_a_parameter() -> None:
+    stmt = parse(
+        "fact_x", "// params: user_id\nMATCH (f:Fact {user_id: $user_id}) RETURN '$cost' AS c"
+    )
+    assert stmt.params == {"user_id"}
+
+
+def test_bind_requires_exactly_the_declared_params() -> None:
+    stmt = catalog.statement("fact_get")
+    with pytest.raises(CatalogError, match="missing params"):
+        stmt.bind({"user_id": "u"})
+    with pytest.raises(CatalogError, match="unexpected"):
+        stmt.bind({"user_id": "u", "fact_id": "f", "extra": 1})
+    with pytest.raises(CatalogError, match="non-empty"):
+        stmt.bind({"user_id": "", "fact_id": "f"})
+
+
+@pytest.mark.parametrize("path", sorted(CYPHER_DIR.glob("*.cypher")), ids=lambda p: p.stem)
+def test_every_labelled_node_pattern_is_scoped_by_user(path: Path) -> None:
+    """A forgotten user filter is a test failure, not a review comment."""
+    if path.stem.startswith(("schema_", "admin_")):
+        return
+    body = "\n".join(
+        line for line in path.read_text().splitlines() if not line.lstrip().startswith("//")
+    )
+    for match in re.finditer(r"\((\w*):(\w+)([^)]*)\)", body):
+        label, inside = match.group(2), match.group(3)
+        if label in LABELS:
+            assert "user_id: $user_id" in inside, f"{path.name}: {match.group(0)} is not scoped"
+
+
+def test_no_cypher_is_built_in_python() -> None:
+    """Statements live in .cypher files; Python never assembles Cypher text."""
+    pkg = Path(catalog.__file__).parents[1]
+    for source in pkg.rglob("*.py"):
+        text = source.read_text()
+        for keyword in ("MATCH (", "MERGE (", "CREATE (", "DETACH DELETE"):
+            assert keyword not in text, f"{source} contains Cypher ({keyword})"
