@@ -105,7 +105,12 @@ class ModelError(HmemError):
 
 
 class ModelOutputError(ModelError):
-    """The model's output was malformed or violated the schema (after one retry)."""
+    """The model's output was malformed or violated the schema (after one retry).
+
+    ``raw`` keeps the model's last reply so the session can be kept and retried.
+    """
+
+    raw: str = ""
 
 
 class ModelAuthError(ModelError):

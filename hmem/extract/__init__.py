@@ -1,0 +1,1 @@
+"""Turning conversations into facts: write policy, extractor prompts, model clients."""
