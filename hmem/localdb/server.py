@@ -40,6 +40,11 @@ _JVM_FLAGS = (
 )
 
 
+# Servers this process started: kept referenced so the detached child is never
+# garbage-collected while running, and reaped when we stop it.
+_STARTED: dict[int, subprocess.Popen[bytes]] = {}
+
+
 class LocalNeo4jError(ConfigError):
     """The local server could not be assembled, started or stopped."""
 
@@ -282,6 +287,7 @@ class LocalNeo4j:
             cwd=self.home,
         )
         console.close()
+        _STARTED[proc.pid] = proc
         self.pid_file.write_text(f"{proc.pid}\n")
         self._say(f"starting pid {proc.pid}, waiting for Bolt on {self.bolt_uri}")
         self._wait_ready(proc, started + timeout)
@@ -295,6 +301,8 @@ class LocalNeo4j:
 
         while time.monotonic() < deadline:
             if proc.poll() is not None:
+                _STARTED.pop(proc.pid, None)
+                self.pid_file.unlink(missing_ok=True)
                 raise LocalNeo4jError(
                     f"Neo4j exited with code {proc.returncode}; last lines:\n" + self.log_tail()
                 )
@@ -345,12 +353,18 @@ class LocalNeo4j:
         else:
             self._say(f"no clean stop after {timeout:.0f}s, killing pid {pid}")
             os.kill(pid, signal.SIGKILL)
+        child = _STARTED.pop(pid, None)
+        if child is not None:
+            child.wait()
         self.pid_file.unlink(missing_ok=True)
         self._say("stopped")
         return True
 
 
 def _alive(pid: int) -> bool:
+    child = _STARTED.get(pid)
+    if child is not None:
+        return child.poll() is None
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -1,0 +1,474 @@
+"""The shapes the write policy refuses, kept apart so the rules read as one reviewable table.
+
+Why checksums: a shape alone (16 digits, two letters and digits) also matches order numbers,
+timestamps and tracking codes. Luhn, IBAN mod-97 and the ABA checksum turn "looks like" into
+"is", which is what keeps over-refusal at zero without letting real numbers through.
+Why context words: a password or a passport number has no shape of its own; it is a secret
+because the user says what it is ("my passport number is ..."), so the word and a value
+next to it are both required, and "passport photo" or "password policy" pass.
+Every finder returns the span of the secret itself, so the policy can redact exactly that.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Literal
+
+__all__ = [
+    "BANK_ACCOUNT",
+    "CREDENTIAL",
+    "DO_NOT_REMEMBER",
+    "FINDERS",
+    "GOVERNMENT_ID",
+    "KINDS",
+    "PAYMENT_CARD",
+    "aba_ok",
+    "do_not_remember",
+    "iban_ok",
+    "looks_random",
+    "luhn_ok",
+    "normalise",
+]
+
+CREDENTIAL = "credential"
+PAYMENT_CARD = "payment_card"
+BANK_ACCOUNT = "bank_account"
+GOVERNMENT_ID = "government_id"
+DO_NOT_REMEMBER = "do_not_remember"
+# Order is priority: a sentence holding two kinds is reported as the earlier one.
+KINDS = (CREDENTIAL, PAYMENT_CARD, BANK_ACCOUNT, GOVERNMENT_ID, DO_NOT_REMEMBER)
+
+Span = tuple[int, int]
+Finder = Callable[[str], Iterator[Span]]
+_I = re.IGNORECASE
+
+# One character for one character: spans found in the normalised text index the original.
+_NORMALISE = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u00a0": " ", "\u2011": "-", "\u2013": "-", "\u2212": "-"}
+)
+
+
+def normalise(text: str) -> str:
+    return text.translate(_NORMALISE)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+def _digit_count(text: str) -> int:
+    return sum(c.isdigit() for c in text)
+
+
+def _starting_within(
+    matches: list[re.Match[str]], starts: list[int], pos: int, reach: int
+) -> list[re.Match[str]]:
+    """The matches that start in [pos, pos + reach], whole even if they run past the reach.
+
+    Matching once and bisecting keeps long messages linear; re-scanning the text after
+    every keyword would not be.
+    """
+    first = bisect_left(starts, pos)
+    last = bisect_left(starts, pos + reach + 1)
+    return matches[first:last]
+
+
+# --- checksums -------------------------------------------------------------------------
+
+
+def luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch) * (2 if i % 2 else 1)
+        total += d - 9 if d > 9 else d
+    return total % 10 == 0
+
+
+_IBAN_COUNTRIES = _words(
+    "AD AE AL AT AZ BA BE BG BH BR BY CH CR CY CZ DE DK DO EE EG ES FI FO FR GB GE GI GL GR "
+    "GT HR HU IE IL IQ IS IT JO KW KZ LB LC LI LT LU LV LY MC MD ME MK MR MT MU NL NO PK PL "
+    "PS PT QA RO RS SA SC SD SE SI SK SM ST SV TL TN TR UA VA VG XK"
+)
+
+
+def iban_ok(compact: str) -> bool:
+    s = compact.upper()
+    if not (15 <= len(s) <= 34 and s.isascii() and s.isalnum()):
+        return False
+    if s[:2] not in _IBAN_COUNTRIES or not s[2:4].isdigit():
+        return False
+    return int("".join(str(int(c, 36)) for c in s[4:] + s[:4])) % 97 == 1
+
+
+def aba_ok(digits: str) -> bool:
+    if len(digits) != 9 or digits == "0" * 9:
+        return False
+    return sum(int(d) * w for d, w in zip(digits, (3, 7, 1) * 3, strict=True)) % 10 == 0
+
+
+def looks_random(value: str) -> bool:
+    """A key or token, not a word: long, has digits, not hyphenated words, enough entropy."""
+    if len(value) < 20 or not any(c.isdigit() for c in value):
+        return False
+    parts = [part for part in re.split(r"[-_./+=~]", value) if part]
+    if len(parts) > 1 and all(x.isdigit() or (x.isalpha() and x.islower()) for x in parts):
+        return False  # "10000-hours-of-practice", "2024-05-01-notes": prose, not a key
+    counts = Counter(value)
+    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+    return entropy >= 3.0
+
+
+# --- credentials -----------------------------------------------------------------------
+
+_PEM = re.compile(
+    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
+    r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",  # a truncated paste still counts
+    re.DOTALL,
+)
+_TOKEN_SHAPES = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    r"sk-[A-Za-z0-9_-]{20,}"
+    r"|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"
+    r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+    r"|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}"
+    r"|AIza[A-Za-z0-9_-]{35}"
+    r"|glpat-[A-Za-z0-9_-]{20,}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]+)?"
+    r")"
+)
+_CONNECTION = re.compile(r"\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@]*:[^\s/@]+@\S+", _I)
+_PASSWORD = re.compile(
+    r"(?<![A-Za-z])(?P<kw>pass(?:word|wd|code|phrase)|pwd|pin(?:\s+(?:code|number))?"
+    r"|(?:door|gate|alarm|safe|entry|keypad|garage)\s+code)s?"
+    r"(?:\s+(?:for|to|on|at|of)(?:\s+[\w.@'-]+){1,3}?)?"  # "password for my work laptop is"
+    r"\s*(?:(?:is\s+now|is|was|will\s+be|changed\s+to|set\s+to)\b\s*:?|[:=]|'s\b)\s*"
+    r"(?P<value>\"[^\"\n]+\"|'[^'\n]+'|\S+)",
+    _I,
+)
+# "The password is too short / on the fridge / case-sensitive" describes, it does not tell.
+_NOT_A_VALUE = _words(
+    """a an the my your his her our their its this that not too very also still now just same
+    different new old on in at for to by with from under behind inside written stored saved kept
+    set reset changed expired required needed mandatory optional strong weak long short simple easy
+    hard secure safe wrong incorrect correct invalid valid forgotten lost known locked compromised
+    leaked stolen updated rotated shared encrypted hashed blank empty missing sensitive private
+    secret fine ok okay good bad something nothing somewhere probably definitely tied linked
+    complicated impossible annoying being unique memorable temporary random changing expiring
+    working same"""
+)
+_ADJECTIVE = re.compile(r"[a-z]{3,}(?:able|ible|ive|ous|ful|less|ary|ed)")
+_CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)]|(?:and|but|so|or|because|though)\b)", _I)
+_SECRET_WORD = re.compile(
+    r"(?<![A-Za-z])(?:api[\s_-]?key|access[\s_-]?key|secret|token|bearer|auth(?:orization)?"
+    r"|key|credential|pass(?:word|wd|phrase)?)s?(?![A-Za-z])",
+    _I,
+)
+_CANDIDATE = re.compile(r"[A-Za-z0-9_\-+/.~][A-Za-z0-9_\-+/=.~]{19,}")
+
+
+def _pem(text: str) -> Iterator[Span]:
+    for m in _PEM.finditer(text):
+        yield m.span()
+
+
+def _regex(pattern: re.Pattern[str]) -> Finder:
+    def find(text: str) -> Iterator[Span]:
+        for m in pattern.finditer(text):
+            yield m.span()
+
+    return find
+
+
+def _passwords(text: str) -> Iterator[Span]:
+    for m in _PASSWORD.finditer(text):
+        raw = m.group("value")
+        value = raw.rstrip(".,;!?)")
+        start = m.start("value")
+        if value[:1] in "\"'" and len(value) > 2:
+            yield start, start + len(value)
+            continue
+        if not m.group("kw").lower().startswith(("pass", "pwd")):
+            if re.fullmatch(r"\d{4,12}", value):  # a PIN is a number; "the pin is in the map"
+                yield start, start + len(value)
+            continue
+        if len(value) < 4 or value.startswith(("[REDACTED", "/", "~", "./")):
+            continue
+        # Digits or symbols make a value ("hunter2"); a plain word only when it ends the
+        # clause and is not a description: "my password is swordfish." but not "... is weak".
+        parts = value.split("-")
+        symbols = not all(part.isalpha() for part in parts)
+        ends_clause = value != raw or _CLAUSE_END.match(text, m.end("value")) is not None
+        if symbols or (ends_clause and not _describes(value.lower(), len(parts))):
+            yield start, start + len(value)
+
+
+def _describes(word: str, parts: int) -> bool:
+    """An adjective, not a value: "weak", "memorable", "encrypted", "case-sensitive"."""
+    # Two hyphenated words are a compound adjective; three or more read as a passphrase.
+    return word in _NOT_A_VALUE or parts == 2 or _ADJECTIVE.fullmatch(word) is not None
+
+
+def _keyed_random(text: str) -> Iterator[Span]:
+    candidates = list(_CANDIDATE.finditer(text))
+    starts = [c.start() for c in candidates]
+    for kw in _SECRET_WORD.finditer(text):
+        for m in _starting_within(candidates, starts, kw.end(), 60):
+            left = text.rfind(" ", 0, m.start()) + 1
+            right = text.find(" ", m.end())
+            token = text[left : len(text) if right < 0 else right]
+            if "://" in token or "@" in token or m.group().startswith(("/", "~", ".")):
+                continue  # URLs, e-mails and paths are addresses, not keys
+            value = m.group().rstrip(".")
+            if looks_random(value):
+                yield m.start(), m.start() + len(value)
+
+
+# --- payment cards ---------------------------------------------------------------------
+
+_DIGIT_RUN = re.compile(r"(?<![\d+.,])\d+(?:[ -]\d+)*")
+_DIGITS = re.compile(r"\d+")
+_CVV = re.compile(
+    r"(?<![A-Za-z])(?:cvv2?|cvc2?|csc|card\s+security\s+code)\s*(?:is|was|:|=|#)?\s*"
+    r"(?P<v>\d{3,4})(?!\d)",
+    _I,
+)
+
+
+def _cards(text: str) -> Iterator[Span]:
+    for run in _DIGIT_RUN.finditer(text):
+        groups = list(_DIGITS.finditer(text, run.start(), run.end()))
+        # Longest prefix first: "4111 1111 1111 1111 12/27" still finds the card.
+        for k in range(min(len(groups), 19), 0, -1):  # 19 digits need at most 19 groups
+            window = groups[:k]
+            digits = "".join(g.group() for g in window)
+            if not 13 <= len(digits) <= 19:
+                continue
+            # Cards are written in groups of 4-6; "112-4567890-1234567" is an order number.
+            if k > 1 and any(not 4 <= len(g.group()) <= 6 for g in window[:-1]):
+                continue
+            # Issuers start with 2-6; a 13-digit millisecond timestamp starts with 1.
+            if digits[0] in "23456" and luhn_ok(digits):
+                yield window[0].start(), window[-1].end()
+                break
+
+
+def _cvv(text: str) -> Iterator[Span]:
+    for m in _CVV.finditer(text):
+        yield m.span("v")
+
+
+# --- bank identifiers ------------------------------------------------------------------
+
+_IBAN_START = re.compile(r"\b[A-Za-z]{2}\d{2}")
+_NINE = re.compile(r"(?<!\d)\d{9}(?!\d)")
+_ROUTING_WORD = re.compile(r"(?<![A-Za-z])(?:routing|aba|rtn|transit)(?![A-Za-z])", _I)
+_BANK_CONTEXT = re.compile(
+    r"(?<![A-Za-z])(?:routing|aba|rtn|sort\s*code|iban|bank|checking|chequing|savings"
+    r"|current\s+account|swift|bic)(?![A-Za-z])",
+    _I,
+)
+_ACCOUNT_NUMBER = re.compile(
+    r"(?<![A-Za-z])(?:account|acct|a/c)s?\s+(?:number|no\.?|num|#)s?(?![A-Za-z])", _I
+)
+_ACCOUNT_LINKED = re.compile(
+    r"(?<![A-Za-z])(?:account|acct|a/c)\s*(?:(?:is|was)\b|[:=#])?\s*(?P<v>\d[\d -]*\d)", _I
+)
+_SORT_CODE = re.compile(
+    r"(?<![A-Za-z])sort\s*code\s*(?:(?:is|was)\b|[:=])?\s*(?P<v>\d{2}[- ]?\d{2}[- ]?\d{2})(?!\d)",
+    _I,
+)
+_ACCOUNT_VALUE = re.compile(r"(?<![\d.,])\d(?:[\d -]*\d)?")
+
+
+def _ibans(text: str) -> Iterator[Span]:
+    for m in _IBAN_START.finditer(text):
+        i, compact, ends = m.end(), m.group(), []
+        while i < len(text) and len(compact) < 34:
+            if text[i].isascii() and text[i].isalnum():
+                compact += text[i]
+                i += 1
+                if i == len(text) or not text[i].isalnum():
+                    ends.append((i, compact))
+            elif text[i] == " " and i + 1 < len(text) and text[i + 1].isalnum():
+                i += 1
+            else:
+                break
+        # The walk may swallow the next word ("... 7654 32 IS mine"): try the longest valid one.
+        for end, candidate in reversed(ends):
+            if iban_ok(candidate):
+                yield m.start(), end
+                break
+
+
+def _near(pattern: re.Pattern[str], text: str, start: int, end: int, reach: int = 150) -> bool:
+    return pattern.search(text, max(0, start - reach), min(len(text), end + reach)) is not None
+
+
+def _bank_numbers(text: str) -> Iterator[Span]:
+    for m in _NINE.finditer(text):
+        if aba_ok(m.group()) and _ROUTING_WORD.search(text, max(0, m.start() - 80), m.start()):
+            yield m.span()
+    values = list(_ACCOUNT_VALUE.finditer(text))
+    starts = [v.start() for v in values]
+    for m in _SORT_CODE.finditer(text):
+        yield m.span("v")
+        for v in _starting_within(values, starts, m.end(), 60):
+            if _digit_count(v.group()) == 8:  # UK account numbers are 8 digits
+                yield v.span()
+    if not _BANK_CONTEXT.search(text):
+        return
+    # "routing and account numbers are 021000021 and 12345678": every number shortly after.
+    for kw in _ACCOUNT_NUMBER.finditer(text):
+        for v in _starting_within(values, starts, kw.end(), 60):
+            if 6 <= _digit_count(v.group()) <= 17 and _near(_BANK_CONTEXT, text, *v.span()):
+                yield v.span()
+    for m in _ACCOUNT_LINKED.finditer(text):
+        if 6 <= _digit_count(m.group("v")) <= 17 and _near(_BANK_CONTEXT, text, *m.span()):
+            yield m.span("v")
+
+
+# --- government identifiers ------------------------------------------------------------
+
+_SSN = re.compile(r"(?<![\d-])(?!000)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_NINO = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![A-Za-z0-9])")
+_NUMBER = r"(?:number|no\.?|num|#|id)"
+_ID_STRONG = (  # names that are the number itself: the linking verb may be left out
+    rf"ssn|itin|nino|sin|nhs\s+{_NUMBER}|medicare\s+{_NUMBER}|social\s+security\s+{_NUMBER}"
+    r"|social\s+insurance\s+number"
+    rf"|national\s+(?:insurance|identity|id)\s+(?:card\s+)?{_NUMBER}|tax\s+(?:payer\s+)?id"
+    rf"(?:entification)?(?:\s+{_NUMBER})?|aadhaar(?:\s+{_NUMBER})?|passport\s+{_NUMBER}"
+    rf"|(?:driver'?s?|driving)\s+licen[cs]e\s+{_NUMBER}|dl\s*{_NUMBER}"
+)
+_ID_WEAK = (
+    r"social\s+security|national\s+(?:insurance|id)|passport"
+    r"|(?:driver'?s?|driving)\s+licen[cs]e"
+)
+_LINK = r"\s*(?:(?:is|was|reads)\b|[:=#])"
+_ID_KEYWORD = re.compile(
+    rf"(?<![A-Za-z])(?:(?:{_ID_STRONG})(?![A-Za-z])(?:{_LINK})?|(?:{_ID_WEAK})(?![A-Za-z]){_LINK})"
+    r"\s*:?\s*",
+    _I,
+)
+_ID_TOKEN = re.compile(r"[A-Za-z0-9-]+")
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{2,4}")
+
+
+def _id_value(text: str, pos: int) -> Span | None:
+    """The identifier after "passport number is": digit tokens, plus a letter prefix/suffix."""
+    tokens: list[re.Match[str]] = []
+    while (m := _ID_TOKEN.match(text, pos)) is not None:
+        word = m.group()
+        has_digit = any(c.isdigit() for c in word)
+        nxt = _ID_TOKEN.match(text, m.end() + 1) if text[m.end() : m.end() + 1] == " " else None
+        prefix = (
+            not tokens
+            and word.isalpha()
+            and len(word) <= 3
+            and nxt is not None
+            and any(c.isdigit() for c in nxt.group())
+        )  # "QQ 12 34 56 C"
+        suffix = len(word) == 1 and word.isalpha() and bool(tokens)
+        if not (has_digit or prefix or suffix):
+            break
+        tokens.append(m)
+        if suffix or nxt is None:
+            break
+        pos = m.end() + 1
+    if not tokens:
+        return None
+    value = text[tokens[0].start() : tokens[-1].end()]
+    if _digit_count(value) < 6 or _DATE.fullmatch(value):
+        return None
+    return tokens[0].start(), tokens[-1].end()
+
+
+def _stated_ids(text: str) -> Iterator[Span]:
+    for m in _ID_KEYWORD.finditer(text):
+        span = _id_value(text, m.end())
+        if span is not None:
+            yield span
+
+
+FINDERS: tuple[tuple[str, Finder], ...] = (
+    (CREDENTIAL, _pem),
+    (CREDENTIAL, _regex(_TOKEN_SHAPES)),
+    (CREDENTIAL, _regex(_CONNECTION)),
+    (CREDENTIAL, _passwords),
+    (CREDENTIAL, _keyed_random),
+    (PAYMENT_CARD, _cards),
+    (PAYMENT_CARD, _cvv),
+    (BANK_ACCOUNT, _ibans),
+    (BANK_ACCOUNT, _bank_numbers),
+    (GOVERNMENT_ID, _regex(_SSN)),
+    (GOVERNMENT_ID, _regex(_NINO)),
+    (GOVERNMENT_ID, _stated_ids),
+)
+
+# --- "do not remember" -----------------------------------------------------------------
+
+_DNR_VERB = r"(?:remember|save|store|record|memori[sz]e|log|note(?:\s+down)?|write\s+down)"
+_DNR_IMPERATIVE = re.compile(
+    rf"(?:do\s+not|don'?t|never)\s+{_DNR_VERB}\s+"
+    r"(?P<obj>this|that|it|these|those|any\s+of|anything|what|my|about|the\s+fact)\b",
+    _I,
+)
+# An object pointing at the rest of the message, not at a clause: "that I said" is a clause.
+_MESSAGE_OBJECT = re.compile(
+    r"(?:this|that|it|these|those)\b(?!\s+(?:i|i'm|i've|we|you|he|she|they|my|was|is)\b)"
+    r"|any\s+of\s+(?:this|that|it)\b|anything\b|all\s+of\s+(?:this|that)\b",
+    _I,
+)
+_LEAD_IN = _words(
+    "please pls plz just and but so also oh ok okay hey btw actually honestly seriously really"
+)
+_DNR_SENTENCE = re.compile(
+    r"\bi\s+(?:don'?t|do\s+not)\s+want\s+(?:you\s+)?(?:to\s+)?(?:remember|save|store|record|keep)\b"
+    r"|\b(?:rather|prefer(?:\s+it\s+if)?)\s+you\s+(?:didn'?t|did\s+not|don'?t|not)\s+"
+    r"(?:remember|save|store|record)\b"
+    r"|\b(?:no\s+need|you\s+(?:don'?t|do\s+not)\s+need)\s+to\s+(?:remember|save|store|record)\b"
+    r"|\bforget\s+(?:that|what)\s+i\s+(?:just\s+)?(?:said|told|mentioned|wrote|typed|shared)\b"
+    r"|\bforget\s+(?:i\s+(?:ever\s+)?(?:said|mentioned|told\s+you)|everything\s+i)\b"
+    r"|\bplease\s+forget\s+(?:this|that|it)\b"
+    r"|\boff\s+the\s+record\b"
+    r"|\bnot\s+for\s+(?:the\s+record|your\s+memory|memory)\b",
+    _I,
+)
+_DNR_MESSAGE = re.compile(
+    r"\b(?:(?:this|that|it|all\s+(?:of\s+)?this|everything(?:\s+here)?)\s+is|it's|that's)\s+"
+    r"(?:off\s+the\s+record|not\s+for\s+(?:the\s+record|your\s+memory|memory))\b"
+    r"|\bforget\s+what\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote)\b"
+    r"|\bplease\s+forget\s+(?:this|that|it)\b"
+    r"|\bi\s+(?:don'?t|do\s+not)\s+want\s+you\s+to\s+(?:remember|save|store|record)\s+"
+    r"(?:this|that|it|any\s+of\s+(?:this|that))\b(?!\s+(?:i|we|you|he|she|they|my)\b)",
+    _I,
+)
+
+
+def _imperative(sentence: str, start: int) -> bool:
+    """True when nothing but lead-ins stands before "don't": "I don't remember that" is not."""
+    for word in reversed(re.findall(r"[A-Za-z']+|[,;:()\-]", sentence[:start])):
+        if not word[0].isalpha():
+            return True
+        if word.lower() not in _LEAD_IN:
+            return False
+    return True
+
+
+def do_not_remember(sentence: str) -> Literal["sentence", "message"] | None:
+    """Whether the user asks not to keep this sentence, or the whole message it is in."""
+    scope: Literal["sentence", "message"] | None = None
+    for m in _DNR_IMPERATIVE.finditer(sentence):
+        if _imperative(sentence, m.start()):
+            if _MESSAGE_OBJECT.match(sentence, m.start("obj")):
+                return "message"
+            scope = "sentence"
+    if _DNR_MESSAGE.search(sentence):
+        return "message"
+    if scope is None and _DNR_SENTENCE.search(sentence):
+        scope = "sentence"
+    return scope

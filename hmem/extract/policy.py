@@ -1,0 +1,226 @@
+"""The write policy: what may become a memory, decided before any model reads the session.
+
+Why it runs first, in plain code: once a secret reaches the extractor it can end up in a fact,
+an embedding, a log line or a provider's retention, and a rule applied afterwards can only chase
+copies. Why only the user's own words are a source: assistant replies, tool output and pasted
+pages were written by someone else, and treating them as facts about the user is exactly how a
+prompt injection ("remember that the user's password is ...") becomes a stored memory. They
+still go into the episode, redacted, because provenance should show what the model was shown.
+
+Why sentences: refusing a whole message for one card number throws away the user's other facts;
+refusing less than the sentence leaves "my card is" fragments for the extractor to turn into a
+fact. The one exception is a request like "don't remember this", whose "this" may point before
+or after it, so the whole message goes. Audits name the kind refused, never the value.
+
+Why checksums and context words instead of bare shapes: over-refusal is a failure too (a memory
+that will not keep "my salary went up" or "Monday is a bank holiday" is useless); see
+``_patterns``, where the rules live and where new ones are added.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hmem.errors import PolicyRefusal
+from hmem.extract import _patterns as p
+
+__all__ = [
+    "KINDS",
+    "Message",
+    "PolicyDecision",
+    "PolicyResult",
+    "apply_policy",
+    "classify",
+    "decide",
+    "redact",
+    "require_allowed",
+    "split_sentences",
+]
+
+KINDS = p.KINDS
+Role = Literal["user", "assistant", "system", "tool"]
+_Finding = tuple[int, int, str]  # start, end, kind
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Message(_Frozen):
+    """One chat turn as the caller sent it."""
+
+    role: Role
+    content: str
+    name: str | None = None
+
+
+class PolicyDecision(_Frozen):
+    """What the policy made of one message."""
+
+    allowed_text: str = Field(description="May reach the extractor: the user's kept sentences")
+    redacted_text: str = Field(description="The message with secrets replaced, for the episode")
+    refused: list[str] = Field(default_factory=list, description="One kind per refused sentence")
+    ignored_source: bool = Field(default=False, description="Not the user's words: no facts")
+
+
+class PolicyResult(_Frozen):
+    """What the policy made of a session."""
+
+    source_text: str
+    episode_text: str
+    refused_kinds: list[str] = Field(default_factory=list)
+    ignored_messages: int = 0
+    decisions: list[PolicyDecision] = Field(default_factory=list)
+
+
+def _rank(kind: str) -> int:
+    return KINDS.index(kind)
+
+
+def _findings(text: str) -> list[_Finding]:
+    norm = p.normalise(text)
+    found = sorted(
+        ((start, end, kind) for kind, find in p.FINDERS for start, end in find(norm)),
+        key=lambda f: (f[0], -f[1]),
+    )
+    # Overlaps become one span, so a redaction never leaves half a secret between two markers.
+    merged: list[_Finding] = []
+    for start, end, kind in found:
+        if merged and start < merged[-1][1]:
+            last_start, last_end, last_kind = merged[-1]
+            merged[-1] = (last_start, max(last_end, end), min(last_kind, kind, key=_rank))
+        else:
+            merged.append((start, end, kind))
+    return merged
+
+
+def _overlaps(findings: list[_Finding]) -> Callable[[int, int], list[_Finding]]:
+    """A lookup of the findings overlapping [start, end), in log time for long messages."""
+    # Merged findings are disjoint and sorted, so their starts and ends are both sorted.
+    starts = [s for s, _, _ in findings]
+    ends = [e for _, e, _ in findings]
+
+    def lookup(start: int, end: int) -> list[_Finding]:
+        return findings[bisect_right(ends, start) : bisect_left(starts, end)]
+
+    return lookup
+
+
+_BOUNDARY = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+
+
+def _segments(text: str, findings: list[_Finding]) -> list[tuple[int, int]]:
+    """Sentence spans; a boundary inside a secret (a key block, a dotted token) is not one."""
+    inside = _overlaps(findings)
+    cuts = [b for b in _BOUNDARY.finditer(text) if not inside(*b.span())]
+    spans, pos = [], 0
+    for cut in [*cuts, None]:
+        end = len(text) if cut is None else cut.start()
+        piece = text[pos:end]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            spans.append((pos + lead, pos + len(piece.rstrip())))
+        pos = len(text) if cut is None else cut.end()
+    return spans
+
+
+def _replace(text: str, spans: list[tuple[int, int, str]]) -> str:
+    out, pos = [], 0
+    for start, end, marker in sorted(spans):
+        out += [text[pos:start], marker]
+        pos = end
+    return "".join([*out, text[pos:]])
+
+
+def _marker(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
+
+def split_sentences(text: str) -> list[str]:
+    """The units the policy refuses, as it sees them."""
+    return [text[s:e] for s, e in _segments(text, _findings(text))]
+
+
+def classify(sentence: str) -> str | None:
+    """The kind to refuse this sentence for, or None when it may be remembered."""
+    findings = _findings(sentence)
+    if findings:
+        return min((kind for _, _, kind in findings), key=_rank)
+    return p.DO_NOT_REMEMBER if p.do_not_remember(p.normalise(sentence)) else None
+
+
+def redact(text: str) -> tuple[str, list[str]]:
+    """Replace every secret with ``[REDACTED:<kind>]``; return the text and the kinds, in order.
+
+    Only secrets: dropping what the user asked not to remember needs the speaker, so that
+    happens in :func:`decide`.
+    """
+    findings = _findings(text)
+    return _replace(text, [(s, e, _marker(k)) for s, e, k in findings]), [k for _, _, k in findings]
+
+
+def decide(message: Message) -> PolicyDecision:
+    """Apply the policy to one message."""
+    text = message.content
+    findings = _findings(text)
+    if message.role != "user":
+        redacted = _replace(text, [(s, e, _marker(k)) for s, e, k in findings])
+        return PolicyDecision(allowed_text="", redacted_text=redacted, ignored_source=True)
+    norm = p.normalise(text)
+    segments = _segments(text, findings)
+    scopes = [p.do_not_remember(norm[s:e]) for s, e in segments]
+    whole_message = "message" in scopes
+    inside = _overlaps(findings)
+    kept: list[tuple[int, int]] = []
+    refused: list[str] = []
+    dropped: list[tuple[int, int, str]] = []  # sentences the user asked us not to keep
+    swallowed: set[_Finding] = set()  # secrets inside those: the sentence marker covers them
+    for (start, end), scope in zip(segments, scopes, strict=True):
+        here = inside(start, end)
+        kinds = [k for _, _, k in here]
+        if scope is not None or whole_message:
+            refused.append(min(kinds, key=_rank) if kinds else p.DO_NOT_REMEMBER)
+            dropped.append((start, end, _marker(p.DO_NOT_REMEMBER)))
+            swallowed.update(here)
+        elif kinds:
+            refused.append(min(kinds, key=_rank))
+        else:
+            kept.append((start, end))
+    secrets = [(s, e, _marker(k)) for s, e, k in findings if (s, e, k) not in swallowed]
+    allowed = ""
+    for i, (start, end) in enumerate(kept):
+        if i:  # keep the user's line structure; sentences of one line stay on one line
+            allowed += "\n" if "\n" in text[kept[i - 1][1] : start] else " "
+        allowed += text[start:end]
+    return PolicyDecision(
+        allowed_text=allowed, redacted_text=_replace(text, secrets + dropped), refused=refused
+    )
+
+
+def apply_policy(messages: Sequence[Message]) -> PolicyResult:
+    """Apply the policy to a session: the extractor's input, the episode, and the audit."""
+    decisions = [decide(m) for m in messages]
+    return PolicyResult(
+        source_text="\n".join(d.allowed_text for d in decisions if d.allowed_text),
+        episode_text="\n".join(
+            f"{m.role}: {d.redacted_text}" for m, d in zip(messages, decisions, strict=True)
+        ),
+        refused_kinds=[kind for d in decisions for kind in d.refused],
+        ignored_messages=sum(d.ignored_source for d in decisions),
+        decisions=decisions,
+    )
+
+
+def require_allowed(text: str) -> None:
+    """Raise :class:`PolicyRefusal` if any sentence of a direct write would be refused.
+
+    For ``remember(text)``: an agent writing a fact directly gets the same rules as a session.
+    """
+    decision = decide(Message(role="user", content=text))
+    if decision.refused:
+        raise PolicyRefusal(decision.refused[0])
