@@ -49,7 +49,11 @@ class Config(BaseSettings):
     llm_max_retries: int = Field(3, ge=0, le=10)
     llm_response_format: Literal["auto", "json_schema", "json_object"] = "auto"
 
-    embed_provider: Literal["openai", "local"] = "openai"
+    embed_provider: Literal["none", "openai", "local"] = Field(
+        "none",
+        description="none: facts get no vectors (search is lexical + entity only); "
+        "openai: any OpenAI-compatible /embeddings endpoint; local: embed_local_dir",
+    )
     embed_base_url: str | None = None
     embed_api_key: SecretStr | None = None
     embed_model: str = "text-embedding-3-small"

@@ -17,6 +17,8 @@ from neo4j import Driver, GraphDatabase
 
 from hmem.config import Config
 from hmem.errors import ConfigError, ValidationError
+from hmem.extract.clients import EmbeddingClient, make_embedder
+from hmem.extract.policy import require_allowed
 from hmem.graph import GraphStore
 from hmem.models import (
     Category,
@@ -58,8 +60,23 @@ class Memory:
     """Bitemporal memory for one application: ``remember``, ``get``, ``history``,
     ``facts``, ``close``, ``restore``, ``erase``, ``erase_user``, ``export``."""
 
-    def __init__(self, config: Config | None = None, *, driver: Driver | None = None) -> None:
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        driver: Driver | None = None,
+        embedder: EmbeddingClient | None = None,
+    ) -> None:
+        """``driver`` and ``embedder`` default to what ``config`` describes; pass your own
+        to share a driver or to embed with a model of your choice."""
         self.config = config or Config()
+        self._owns_embedder = embedder is None
+        self.embedder = embedder if embedder is not None else make_embedder(self.config)
+        if self.embedder is not None and self.embedder.dim != self.config.embedding_dim:
+            raise ConfigError(
+                f"the embedder makes {self.embedder.dim}-d vectors but embedding_dim is "
+                f"{self.config.embedding_dim}"
+            )
         self._owns_driver = driver is None
         self._driver = driver or GraphDatabase.driver(
             self.config.neo4j_uri,
@@ -83,6 +100,8 @@ class Memory:
     def shutdown(self) -> None:
         if self._owns_driver:
             self._driver.close()
+        if self._owns_embedder and self.embedder is not None:
+            self.embedder.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -114,8 +133,15 @@ class Memory:
         source: str = "direct",
         fact_id: str | None = None,
     ) -> WriteResult:
-        """Write one fact directly (no model): for agents that already know the fact,
-        for imports, demos and tests. ``supersedes`` closes older facts of this user."""
+        """Write one fact directly (no extractor): for agents that already know the fact,
+        for imports, demos and tests. ``supersedes`` closes older facts of this user.
+
+        The write policy still applies (a credential is refused with ``PolicyRefusal``),
+        and the text is embedded when an embedder is configured and no vector is given.
+        """
+        require_allowed(text)
+        if embedding is None and self.embedder is not None:
+            [embedding] = self.embedder.embed([text])
         draft = _draft(
             text=text,
             category=category,
@@ -138,6 +164,16 @@ class Memory:
     def remember_many(
         self, drafts: Sequence[FactDraft], *, user_id: str, observed_at: datetime | None = None
     ) -> WriteResult:
+        """Write several facts in one transaction; missing vectors are embedded in one batch."""
+        for draft in drafts:
+            require_allowed(draft.text)
+        missing = [i for i, d in enumerate(drafts) if d.embedding is None]
+        if missing and self.embedder is not None:
+            vectors = self.embedder.embed([drafts[i].text for i in missing])
+            filled = list(drafts)
+            for i, vector in zip(missing, vectors, strict=True):
+                filled[i] = drafts[i].model_copy(update={"embedding": vector})
+            drafts = filled
         return self.store.write(user_id, drafts, observed_at=observed_at)
 
     def close(

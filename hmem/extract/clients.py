@@ -460,8 +460,11 @@ def make_chat_client(config: Config) -> ChatClient:
     )
 
 
-def make_embedder(config: Config) -> EmbeddingClient:
-    """The embedder the settings describe (an OpenAI-compatible endpoint or a local model)."""
+def make_embedder(config: Config) -> EmbeddingClient | None:
+    """The embedder the settings describe (an OpenAI-compatible endpoint or a local
+    model), or None when ``embed_provider`` is 'none'."""
+    if config.embed_provider == "none":
+        return None
     if config.embed_provider == "local":
         if config.embed_local_dir is None:
             raise ConfigError(

@@ -15,6 +15,7 @@ from hmem import (
     Memory,
     NaiveDatetimeError,
     NotFoundError,
+    PolicyRefusal,
     SchemaError,
     TemporalOrderError,
     TextTooLongError,
@@ -91,6 +92,11 @@ def cases(
             lambda: memory.remember("Maya is in Rome.", user_id=uid, importance=11),
         ),
         ("empty user id", ValidationError, lambda: memory.remember("Maya is in Rome.", user_id="")),
+        (
+            "a credential",
+            PolicyRefusal,
+            lambda: memory.remember("My password is hunter2-Blue!", user_id=uid),
+        ),
         ("closing a closed fact", ConflictError, lambda: memory.close(existing, user_id=uid)),
     ]
 

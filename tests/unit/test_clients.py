@@ -355,17 +355,19 @@ def test_factories_follow_the_config(fake_openai: FakeOpenAIServer) -> None:
         llm_model="fake-chat",
         embed_base_url=fake_openai.base_url,
         embed_api_key=FAKE_API_KEY,
+        embed_provider="openai",
         embed_model="fake-embed",
         embedding_dim=32,
         embed_batch_size=3,
     )
+    assert make_embedder(config.model_copy(update={"embed_provider": "none"})) is None
     fake_openai.embedding_dim = 32
     fake_openai.queue_chat(PERSON)
     with make_chat_client(config) as chat:
         assert ask(chat)[0].name == "Maya"
     embedder = make_embedder(config)
+    assert isinstance(embedder, OpenAIEmbeddings)
     try:
-        assert isinstance(embedder, OpenAIEmbeddings)
         assert len(embedder.embed(["a", "b", "c", "d"])) == 4
     finally:
         embedder.close()
