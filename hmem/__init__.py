@@ -1,5 +1,6 @@
 """hmem: graph-backed, bitemporal memory for AI agents, on Neo4j."""
 
+from hmem.client import AsyncClient, Client
 from hmem.config import Config
 from hmem.errors import (
     ConfigError,
@@ -36,11 +37,14 @@ from hmem.models import (
     UserExport,
     WriteResult,
 )
+from hmem.recall import Hit, MaintenanceResult, SearchResult, SearchTimings
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncClient",
     "Category",
+    "Client",
     "Config",
     "ConfigError",
     "ConflictError",
@@ -52,7 +56,9 @@ __all__ = [
     "FactDraft",
     "FactHistory",
     "HistoryStep",
+    "Hit",
     "HmemError",
+    "MaintenanceResult",
     "Memory",
     "ModelAuthError",
     "ModelError",
@@ -63,6 +69,8 @@ __all__ = [
     "PolicyRefusal",
     "RetryableError",
     "SchemaError",
+    "SearchResult",
+    "SearchTimings",
     "StoreUnavailableError",
     "SupersedeReason",
     "SupersedeTarget",

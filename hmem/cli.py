@@ -223,3 +223,148 @@ def erase(user_id: str, fact_id: str | None, yes: bool) -> None:
     with Memory(_config()) as memory:
         counts = memory.erase(fact_id, user_id=user_id) if fact_id else memory.erase_user(user_id)
     click.echo(json.dumps({"erased": counts}))
+
+
+@main.command()
+@click.option("--user", "user_id", required=True)
+@click.option("-k", "k", default=30, show_default=True, help="most hits")
+@click.option("--budget", "token_budget", default=4000, show_default=True, help="token budget")
+@click.option("--as-of", help="belief time: what was believed then (ISO-8601 with zone)")
+@click.option("--as-of-event", help="world time: what was true then (ISO-8601 with zone)")
+@click.option("--explain", is_flag=True, help="each hit's score parts")
+@click.option("--json", "as_json", is_flag=True)
+@click.argument("query")
+def search(
+    user_id: str,
+    k: int,
+    token_budget: int,
+    as_of: str | None,
+    as_of_event: str | None,
+    explain: bool,
+    as_json: bool,
+    query: str,
+) -> None:
+    """Recall: the context block for QUERY (hybrid, temporal, no model on the read path)."""
+    with Memory(_config()) as memory:
+        result = memory.search(
+            query,
+            user_id=user_id,
+            k=k,
+            token_budget=token_budget,
+            as_of=_when(as_of),
+            as_of_event=_when(as_of_event),
+        )
+    if as_json:
+        click.echo(result.model_dump_json(indent=2))
+        return
+    click.echo(result.context or "(no memories)")
+    if explain:
+        click.echo(
+            f"\nmode {result.mode}, dense {result.strategy}, {result.tokens} tokens, "
+            f"recall {result.timings.recall_ms:.1f} ms + embed {result.timings.embed_ms:.1f} ms"
+        )
+        for note in result.notes:
+            click.echo(f"note: {note}")
+        for hit in result.hits:
+            parts = " ".join(f"{name} {value:.3f}" for name, value in hit.parts.items())
+            click.echo(f"{hit.score:.3f}  {hit.fact.id}  {parts}")
+
+
+@main.command()
+@click.option("--user", "user_ids", multiple=True, required=True, help="repeatable")
+@click.option("--now", help="the clock to expire against (default: now)")
+def maintain(user_ids: tuple[str, ...], now: str | None) -> None:
+    """Close (never erase) episodic facts unused for episodic_ttl_days (90)."""
+    with Memory(_config()) as memory:
+        for user_id in user_ids:
+            report = memory.maintain(user_id=user_id, now=_when(now))
+            click.echo(report.model_dump_json())
+
+
+def _register_service_commands() -> None:
+    from hmem.api.commands import keys, mcp, serve
+
+    main.add_command(serve)
+    main.add_command(keys)
+    main.add_command(mcp)
+
+
+_register_service_commands()
+
+
+def _register_write_commands() -> None:
+    from hmem.cli_write import register
+
+    register(main)
+
+
+_register_write_commands()
+
+if __name__ == "__main__":
+    main()
+
+
+@main.group()
+def bench() -> None:
+    """Benchmarks: LoCoMo retrieval, BEAM updates, speed and cost, graphiti side by side."""
+
+
+@bench.command("run")
+@click.option(
+    "--data",
+    "data_dir",
+    default="../shared/data",
+    show_default=True,
+    help="folder with locomo/locomo_dev.jsonl and beam/beam_100k_dev.jsonl",
+)
+@click.option(
+    "--locomo", "locomo_path", help="LoCoMo: the converted jsonl or the original locomo10.json"
+)
+@click.option("--beam", "beam_path", help="BEAM jsonl (default: <data>/beam/…_dev.jsonl)")
+@click.option("--model-dir", default="../shared/models/all-MiniLM-L6-v2-onnx", show_default=True)
+@click.option("--out", default="bench-results", show_default=True)
+@click.option("--no-graphiti", is_flag=True, help="skip graphiti-core side by side")
+@click.option("--no-latency", is_flag=True, help="skip recall latency at scale")
+@click.option("--latency-sizes", default="10000,100000", show_default=True)
+@click.option("--latency-queries", default=200, show_default=True)
+@click.option("--add-sessions", default=5, show_default=True, help="sessions to count calls on")
+@click.option("--max-questions", type=int, help="per conversation (a quick run)")
+@click.option("--graphiti-questions", default=40, show_default=True, help="per conversation")
+def bench_run(
+    data_dir: str,
+    locomo_path: str | None,
+    beam_path: str | None,
+    model_dir: str,
+    out: str,
+    no_graphiti: bool,
+    no_latency: bool,
+    latency_sizes: str,
+    latency_queries: int,
+    add_sessions: int,
+    max_questions: int | None,
+    graphiti_questions: int,
+) -> None:
+    """Run every benchmark and write results.json, report.md and PNG plots to --out."""
+    from pathlib import Path
+
+    from hmem.bench.runner import RunOptions, run
+
+    data = Path(data_dir)
+    options = RunOptions(
+        locomo=Path(locomo_path) if locomo_path else data / "locomo" / "locomo_dev.jsonl",
+        beam=Path(beam_path) if beam_path else data / "beam" / "beam_100k_dev.jsonl",
+        out=Path(out),
+        model_dir=Path(model_dir),
+        graphiti=not no_graphiti,
+        latency=not no_latency,
+        latency_sizes=latency_sizes,
+        latency_queries=latency_queries,
+        add_sessions=add_sessions,
+        max_questions=max_questions,
+        graphiti_questions=graphiti_questions,
+        command="hmem bench run " + " ".join(sys.argv[3:])
+        if len(sys.argv) > 3
+        else "hmem bench run",
+    )
+    run(_config(), options)
+    click.echo(f"report: {Path(out) / 'report.md'}")

@@ -41,6 +41,43 @@ class Config(BaseSettings):
 
     neo4j_http_port: int = Field(7474, description="HTTP/Browser port of the local dev server")
 
+    # -- the read path (docs/retrieval.md) ----------------------------------------------
+    search_w_dense: float = Field(0.8, ge=0, description="weight of vector similarity")
+    search_w_lexical: float = Field(0.1, ge=0, description="weight of the fulltext score")
+    search_w_entity: float = Field(0.1, ge=0, description="weight of entity matches")
+    search_w_recency: float = Field(0.0, ge=0, description="weight of 0.995^hours since use")
+    search_w_importance: float = Field(0.0, ge=0, description="weight of importance / 10")
+    search_history_boost: float = Field(
+        0.05, ge=0, description="added to replaced facts when a question is about the past"
+    )
+    search_inherit: float = Field(
+        0.9, ge=0, le=1, description="share of a replaced fact's score its successor inherits"
+    )
+    search_exact_max_facts: int = Field(
+        20_000,
+        ge=0,
+        description="users with at most this many vectors get the exact per-user scan; "
+        "bigger ones try the HNSW index with over-fetch first (measured crossover)",
+    )
+    search_index_overfetch: int = Field(20, ge=1, description="index neighbours per wanted hit")
+    episodic_ttl_days: float = Field(
+        90.0, gt=0, description="episodic facts unused this long are closed by `hmem maintain`"
+    )
+
+    # -- the HTTP API (`hmem serve`) --------------------------------------------------
+    api_host: str = Field("127.0.0.1", description="Bind address; loopback unless you mean it")
+    api_port: int = Field(8000, ge=1, le=65535)
+    api_max_body_bytes: int = Field(
+        1_000_000, ge=1024, description="Larger request bodies are refused with 413"
+    )
+    api_key_cache_s: float = Field(
+        30.0, ge=0, description="How long a verified API key is trusted before re-checking"
+    )
+    api_log_json: bool = Field(True, description="One JSON object per log line")
+    api_worker: bool = Field(
+        True, description="Run the background-add worker inside the API process"
+    )
+
     # -- model services (OpenAI-compatible: OpenAI, Ollama, vLLM, llama.cpp, LM Studio) --
     llm_base_url: str | None = Field(None, description="None means the OpenAI API")
     llm_api_key: SecretStr | None = None
@@ -62,6 +99,21 @@ class Config(BaseSettings):
     )
     embed_batch_size: int = Field(64, ge=1, le=2048)
     embed_timeout_s: float = Field(30.0, gt=0)
+
+    # -- the write path ---------------------------------------------------------------
+    queue_path: Path = Field(
+        Path(".hmem/queue.sqlite3"), description="Durable queue of accepted sessions (SQLite)"
+    )
+    max_session_chars: int = Field(50_000, ge=100, description="Longest session accepted")
+    neighbours_k: int = Field(10, ge=0, le=100, description="Stored facts shown to the extractor")
+    dedup_cosine: float = Field(
+        0.95, gt=0, le=1.0, description="Cosine at which a new fact is a near-duplicate"
+    )
+    job_lease_s: float = Field(300.0, gt=0, description="A running job is reclaimed after this")
+    job_max_attempts: int = Field(5, ge=1, description="Transient failures before 'failed'")
+    profile_enabled: bool = Field(
+        False, description="Rewrite a <=120-word profile after each session (a 2nd model call)"
+    )
 
     @field_validator("neo4j_uri")
     @classmethod

@@ -6,8 +6,9 @@ a ``Config`` and never reads the environment itself.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -17,9 +18,15 @@ from neo4j import Driver, GraphDatabase
 
 from hmem.config import Config
 from hmem.errors import ConfigError, ValidationError
-from hmem.extract.clients import EmbeddingClient, make_embedder
+from hmem.extract.clients import EmbeddingClient, make_chat_client, make_embedder
+from hmem.extract.extractor import Extractor, JsonChat
 from hmem.extract.policy import require_allowed
+from hmem.extract.profile import Profile
 from hmem.graph import GraphStore
+from hmem.graph.search import FactSearch
+from hmem.ingest import AddResult, Ingestor, Job, JobQueue
+from hmem.ingest.ingestor import MessagesIn
+from hmem.ingest.pipeline import Pipeline
 from hmem.models import (
     Category,
     EntityRef,
@@ -30,7 +37,9 @@ from hmem.models import (
     SupersedeTarget,
     UserExport,
     WriteResult,
+    require_aware,
 )
+from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
 
 __all__ = ["Memory", "resolve_password"]
 
@@ -66,9 +75,10 @@ class Memory:
         *,
         driver: Driver | None = None,
         embedder: EmbeddingClient | None = None,
+        chat: JsonChat | None = None,
     ) -> None:
-        """``driver`` and ``embedder`` default to what ``config`` describes; pass your own
-        to share a driver or to embed with a model of your choice."""
+        """``driver``, ``embedder`` and ``chat`` (the extractor's model client) default to
+        what ``config`` describes; pass your own to share a driver or pick models."""
         self.config = config or Config()
         self._owns_embedder = embedder is None
         self.embedder = embedder if embedder is not None else make_embedder(self.config)
@@ -92,12 +102,72 @@ class Memory:
             max_fact_chars=self.config.max_fact_chars,
             max_entities_per_fact=self.config.max_entities_per_fact,
         )
+        self.recall = Recall(
+            FactSearch(
+                self._driver,
+                database=self.config.neo4j_database,
+                exact_max_facts=self.config.search_exact_max_facts,
+                index_overfetch=self.config.search_index_overfetch,
+            ),
+            weights=ScoreWeights(
+                dense=self.config.search_w_dense,
+                lexical=self.config.search_w_lexical,
+                entity=self.config.search_w_entity,
+                recency=self.config.search_w_recency,
+                importance=self.config.search_w_importance,
+                history_boost=self.config.search_history_boost,
+                inherit=self.config.search_inherit,
+            ),
+            embedder=self.embedder,
+        )
+        self._chat = chat
+        self.ingest = Ingestor(
+            JobQueue(
+                self.config.queue_path,
+                lease_s=self.config.job_lease_s,
+                max_attempts=self.config.job_max_attempts,
+            ),
+            Pipeline(
+                store=self.store,
+                embedder=self.embedder,
+                extractor_factory=self._make_extractor,
+                dedup_cosine=self.config.dedup_cosine,
+                neighbours_k=self.config.neighbours_k,
+                profile_chat=self._chat_client if self.config.profile_enabled else None,
+            ),
+            max_session_chars=self.config.max_session_chars,
+        )
+
+    def _chat_client(self) -> Any:
+        if self._chat is None:
+            self._chat = make_chat_client(self.config)
+        return self._chat
+
+    def _make_extractor(self) -> Extractor:
+        return Extractor(self._chat_client())
+
+    def profile(self, *, user_id: str) -> dict[str, Any] | None:
+        """The user's running profile (``text``, ``updated_at``), or None. It is written
+        after sessions when ``profile_enabled`` is set, or by ``set_profile``."""
+        found = self.store.profile(user_id)
+        return None if found is None else {"text": found[0], "updated_at": found[1]}
+
+    def set_profile(self, text: str, *, user_id: str) -> None:
+        """Write the profile yourself (at most 120 words; the write policy applies)."""
+        require_allowed(text)
+        try:
+            Profile(text=text)
+        except pydantic.ValidationError as exc:
+            raise ValidationError(str(exc.errors()[0]["msg"])) from None
+        self.store.set_profile(user_id, text)
 
     # -- lifecycle ------------------------------------------------------------------------
     def init_schema(self) -> None:
         self.store.ensure_schema()
 
     def shutdown(self) -> None:
+        self.recall.close()  # pending last_used_at touches finish before the driver goes
+        self.ingest.stop()
         if self._owns_driver:
             self._driver.close()
         if self._owns_embedder and self.embedder is not None:
@@ -140,8 +210,6 @@ class Memory:
         and the text is embedded when an embedder is configured and no vector is given.
         """
         require_allowed(text)
-        if embedding is None and self.embedder is not None:
-            [embedding] = self.embedder.embed([text])
         draft = _draft(
             text=text,
             category=category,
@@ -149,9 +217,10 @@ class Memory:
             valid_from=valid_from,
             valid_to=valid_to,
             known_from=observed_at,
-            entities=[e if isinstance(e, EntityRef) else EntityRef(name=e) for e in entities],
+            # plain values, so that pydantic validates them inside _draft's error mapping
+            entities=[e if isinstance(e, EntityRef) else {"name": e} for e in entities],
             supersedes=[
-                t if isinstance(t, SupersedeTarget) else SupersedeTarget(target_id=t, reason=reason)
+                t if isinstance(t, SupersedeTarget) else {"target_id": t, "reason": reason}
                 for t in supersedes
             ],
             relates=list(relates),
@@ -159,6 +228,9 @@ class Memory:
             source=source,
             id=fact_id,
         )
+        if draft.embedding is None and self.embedder is not None:
+            [vector] = self.embedder.embed([draft.text])
+            draft = draft.model_copy(update={"embedding": vector})
         return self.store.write(user_id, [draft], observed_at=observed_at)
 
     def remember_many(
@@ -196,7 +268,70 @@ class Memory:
         return self.store.erase_fact(user_id, fact_id)
 
     def erase_user(self, user_id: str) -> dict[str, int]:
-        return self.store.erase_user(user_id)
+        """Erase everything of this user: the graph, and the queued sessions too."""
+        counts = self.store.erase_user(user_id)
+        counts["jobs"] = self.ingest.queue.purge_user(user_id)
+        return counts
+
+    # -- the write path (one extractor call per session) ---------------------------------
+    def add(
+        self,
+        messages: MessagesIn,
+        *,
+        user_id: str,
+        observed_at: datetime | None = None,
+        session_id: str | None = None,
+        background: bool = False,
+        idempotency_key: str | None = None,
+    ) -> AddResult:
+        """Remember what the user said in a session: the write policy, the 10 nearest
+        open facts, ONE extractor call, the relation table, dedup, one transaction.
+
+        The session is first accepted into a durable queue; a retried call (same
+        ``idempotency_key``, by default the same session, time and text) returns the
+        same job. ``background=True`` returns at once with ``job_id`` and status
+        ``queued``; run a worker with ``start_worker()`` (or ``hmem worker``).
+        """
+        return self.ingest.add(
+            messages,
+            user_id=user_id,
+            observed_at=observed_at,
+            session_id=session_id,
+            background=background,
+            idempotency_key=idempotency_key,
+        )
+
+    def job(self, job_id: str, *, user_id: str) -> Job:
+        """A session's job: status, attempts, result or error (never its text)."""
+        return self.ingest.queue.get(job_id, user_id)
+
+    def retry_job(self, job_id: str, *, user_id: str) -> Job:
+        """Queue a failed session again (the model is asked again)."""
+        return self.ingest.queue.retry(job_id, user_id)
+
+    def run_jobs(self, max_jobs: int | None = None) -> int:
+        """Process queued sessions in this thread; returns how many ran."""
+        return self.ingest.run_pending(max_jobs)
+
+    def start_worker(self) -> None:
+        """Process queued sessions in a background thread until ``shutdown()``."""
+        self.ingest.start()
+
+    def import_sessions(
+        self, sessions: Sequence[dict[str, Any]], *, user_id: str
+    ) -> list[AddResult]:
+        """Replay past sessions in ``observed_at`` order, so later facts close earlier
+        ones. Each item: ``{"messages": [...], "observed_at": datetime, "session_id"?}``."""
+        ordered = sorted(sessions, key=lambda item: item["observed_at"])
+        return [
+            self.add(
+                item["messages"],
+                user_id=user_id,
+                observed_at=item["observed_at"],
+                session_id=item.get("session_id"),
+            )
+            for item in ordered
+        ]
 
     # -- reads ----------------------------------------------------------------------------
     def get(self, fact_id: str, *, user_id: str) -> Fact:
@@ -229,3 +364,63 @@ class Memory:
 
     def audit(self, *, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
         return self.store.audit(user_id, limit)
+
+    # -- recall ---------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        k: int = 30,
+        token_budget: int = 4000,
+        as_of: datetime | None = None,
+        as_of_event: datetime | None = None,
+        now: datetime | None = None,
+    ) -> SearchResult:
+        """The facts that answer ``query``, with no model on the read path: hybrid
+        (dense + lexical + entity), one SUPERSEDES hop of history, packed into
+        ``token_budget`` tokens as a dated context block. Current facts by default;
+        ``as_of`` (belief time) / ``as_of_event`` (world time) select the past, and a
+        question about the past ("before", "used to", …) ranks replaced facts too.
+        Without an embedder the search is lexical + entity only (``result.dense``)."""
+        return self.recall.search(
+            query,
+            user_id=user_id,
+            k=k,
+            token_budget=token_budget,
+            as_of=as_of,
+            as_of_event=as_of_event,
+            now=now,
+        )
+
+    async def asearch(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        k: int = 30,
+        token_budget: int = 4000,
+        as_of: datetime | None = None,
+        as_of_event: datetime | None = None,
+        now: datetime | None = None,
+    ) -> SearchResult:
+        """``search`` for async frameworks (runs in a worker thread)."""
+        return await asyncio.to_thread(
+            self.search,
+            query,
+            user_id=user_id,
+            k=k,
+            token_budget=token_budget,
+            as_of=as_of,
+            as_of_event=as_of_event,
+            now=now,
+        )
+
+    def maintain(self, *, user_id: str, now: datetime | None = None) -> MaintenanceResult:
+        """Close (never erase) this user's episodic facts unused for ``episodic_ttl_days``;
+        they stay reachable by ``as_of`` / ``as_of_event`` and can be restored."""
+        when = require_aware(now, "now") or datetime.now(UTC)
+        cutoff = when - timedelta(days=self.config.episodic_ttl_days)
+        self.recall.flush()  # recent touches count as use
+        expired = self.recall.search_backend.expire_episodic(user_id, cutoff=cutoff, now=when)
+        return MaintenanceResult(user_id=user_id, cutoff=cutoff, expired=expired)

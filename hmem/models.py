@@ -115,6 +115,9 @@ class FactDraft(_Model):
     entities: list[EntityRef] = Field(default_factory=list)
     supersedes: list[SupersedeTarget] = Field(default_factory=list)
     relates: list[Id] = Field(default_factory=list)
+    conflicts: list[Id] = Field(
+        default_factory=list, description="open facts this one disagrees with, unresolved"
+    )
     embedding: list[float] | None = None
     source: Annotated[str, Field(max_length=200)] = "direct"
     id: Id | None = Field(None, description="caller-chosen id (idempotent imports)")

@@ -20,6 +20,7 @@ SCHEMA_STATEMENTS = (
     "schema_entity_unique",
     "schema_episode_unique",
     "schema_audit_unique",
+    "schema_profile_unique",
     "schema_fact_user_index",
     "schema_fact_hash_index",
     "schema_fact_valid_from_index",

@@ -51,6 +51,7 @@ _ERASE_STATEMENTS = (
     "user_erase_entities",
     "user_erase_episodes",
     "user_erase_audit",
+    "user_erase_profile",
     "user_erase_root",
 )
 
@@ -140,8 +141,12 @@ class GraphStore:
         *,
         observed_at: datetime | None = None,
         episode: EpisodeDraft | None = None,
+        corroborate: Sequence[str] = (),
     ) -> WriteResult:
         """Write facts with their entities and edges in one transaction.
+
+        ``corroborate`` names stored facts a duplicate confirmed (merged): they gain a
+        corroboration and, with ``episode``, provenance, in the same transaction.
 
         Exact duplicates of an open fact (same normalised text) are skipped. Targets of
         ``supersedes`` and ``relates`` must be this user's open facts, else nothing is
@@ -176,8 +181,10 @@ class GraphStore:
                 }
             )
 
+        merges = list(dict.fromkeys(corroborate))
+
         def work(tx: ManagedTransaction) -> WriteResult:
-            return self._write_tx(tx, user_id, rows, skipped, observed, ingested, episode)
+            return self._write_tx(tx, user_id, rows, skipped, observed, ingested, episode, merges)
 
         result: WriteResult = self._write(work)
         return result
@@ -191,6 +198,7 @@ class GraphStore:
         observed: datetime,
         ingested: datetime,
         episode: EpisodeDraft | None,
+        merges: list[str],
     ) -> WriteResult:
         self._run(tx, "user_ensure", user_id=user_id, now=ingested)
         existing = {
@@ -215,6 +223,8 @@ class GraphStore:
         target_ids = sorted(
             {t.target_id for r in fresh for t in r["draft"].supersedes}
             | {t for r in fresh for t in r["draft"].relates}
+            | {t for r in fresh for t in r["draft"].conflicts}
+            | set(merges)
         )
         targets = {
             r["id"]: native(r)
@@ -302,11 +312,21 @@ class GraphStore:
             closed = self._run(tx, "fact_close_many", user_id=user_id, rows=list(closes.values()))
             if closed[0]["closed"] != len(closes):
                 raise ConflictError("a superseded fact was closed concurrently; retry")
-        pairs = [{"a": r["id"], "b": t} for r in fresh for t in r["draft"].relates]
+        pairs = [
+            {"a": r["id"], "b": t, "relation": kind}
+            for r in fresh
+            for kind, targets in (
+                ("relates", r["draft"].relates),
+                ("conflicts", r["draft"].conflicts),
+            )
+            for t in targets
+        ]
         if pairs:
             self._run(tx, "fact_relate", user_id=user_id, pairs=pairs, now=ingested)
+        if merges:
+            self._run(tx, "fact_corroborate", user_id=user_id, ids=merges)
         added = [r["id"] for r in fresh]
-        if episode is not None and added:
+        if episode is not None:
             episode_id = episode.id or _new_id()
             self._run(
                 tx,
@@ -321,12 +341,19 @@ class GraphStore:
                 },
             )
             self._run(
-                tx, "fact_from_episode", user_id=user_id, fact_ids=added, episode_id=episode_id
+                tx,
+                "fact_from_episode",
+                user_id=user_id,
+                fact_ids=added + merges,
+                episode_id=episode_id,
             )
-        if added:
-            self._audit(tx, user_id, "write", added + sorted(closes), {"observed_at": observed})
+        if added or merges:
+            self._audit(
+                tx, user_id, "write", added + sorted(closes) + merges, {"observed_at": observed}
+            )
         return WriteResult(
             added=added,
+            merged=merges,
             superseded=sorted(closes),
             related=[(p["a"], p["b"]) for p in pairs],
             skipped=skipped,
@@ -435,6 +462,31 @@ class GraphStore:
         return self.get(user_id, fact_id)
 
     # -- reads --------------------------------------------------------------------------
+    def neighbours(
+        self, user_id: str, vector: Sequence[float] | None, k: int = 10
+    ) -> list[dict[str, Any]]:
+        """This user's open facts nearest to ``vector`` (exact cosine), each with
+        ``id, text, valid_from, score, embedding``; the most recent ones without a vector."""
+        user_id = check_user_id(user_id)
+        if vector is None:
+            rows = self._read("fact_recent_open", user_id=user_id, k=k)
+        else:
+            if len(vector) != self.embedding_dim:
+                raise DimensionMismatchError(
+                    f"query vector has {len(vector)} dimensions; the index has {self.embedding_dim}"
+                )
+            rows = self._read("fact_neighbours", user_id=user_id, vector=list(vector), k=k)
+        return [native(r) for r in rows]
+
+    def episode_facts(self, user_id: str, episode_id: str) -> list[str] | None:
+        """The facts written from an episode, or None if the episode was never written
+        (a job's write is one transaction: the episode exists iff its facts do)."""
+        user_id = check_user_id(user_id)
+        rows = self._read("episode_get", user_id=user_id, episode_id=episode_id)
+        if not rows:
+            return None
+        return sorted(rows[0]["fact_ids"])
+
     def _get_tx(self, tx: ManagedTransaction, user_id: str, fact_id: str) -> Fact:
         rows = self._run(tx, "fact_get", user_id=user_id, fact_id=fact_id)
         if not rows:
@@ -526,6 +578,21 @@ class GraphStore:
         user_id = check_user_id(user_id)
         rows = self._read("user_counts", user_id=user_id)
         return {k: int(v) for k, v in rows[0].items()}
+
+    def profile(self, user_id: str) -> tuple[str, datetime] | None:
+        """The user's running profile and when it was last rewritten, if any."""
+        user_id = check_user_id(user_id)
+        rows = self._read("profile_get", user_id=user_id)
+        if not rows:
+            return None
+        return str(rows[0]["text"]), native(rows[0]["updated_at"])
+
+    def set_profile(self, user_id: str, text: str) -> None:
+        user_id = check_user_id(user_id)
+        stmt = catalog.statement("profile_set")
+        params = stmt.bind({"user_id": user_id, "text": text, "now": self._clock()})
+        with translate_errors():
+            self._driver.execute_query(stmt.text, params, database_=self._database)
 
     def audit(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
         user_id = check_user_id(user_id)

@@ -165,7 +165,8 @@ class LocalNeo4j:
         if self.password_file.is_file():
             return self.password_file.read_text().strip()
         self.home.mkdir(parents=True, exist_ok=True)
-        value = secrets.token_urlsafe(18)
+        # hex: a url-safe token may start with "-", which neo4j-admin reads as an option
+        value = secrets.token_hex(16)
         fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as out:
             out.write(value + "\n")

@@ -144,3 +144,11 @@ def test_index_dimension_mismatch_is_a_schema_error(memory: Memory, config: Conf
 def test_schema_is_idempotent(memory: Memory) -> None:
     memory.init_schema()
     memory.init_schema()
+
+
+def test_bad_entity_and_reason_are_typed_errors(memory: Memory, user_id: str) -> None:
+    with pytest.raises(ValidationError):
+        memory.remember("Maya is in Rome.", user_id=user_id, entities=[""])
+    with pytest.raises(ValidationError):
+        memory.remember("Maya is in Rome.", user_id=user_id, supersedes=["x"], reason="retraction")
+    assert memory.store.counts(user_id)["facts"] == 0

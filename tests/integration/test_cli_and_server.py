@@ -96,8 +96,7 @@ def test_browser_queries_in_cypher_folder_run(memory: Memory, user_id: str) -> N
     folder = Path(__file__).parents[2] / "cypher"
     files = sorted(folder.glob("*.cypher"))
     assert files
+    from tests.integration.test_cypher_queries import run  # evaluates :param lines
+
     for path in files:
-        lines = [ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("//")]
-        query = "\n".join(ln for ln in lines if not ln.startswith(":param")).strip().rstrip(";")
-        records, _, _ = memory.store._driver.execute_query(query, user_id=user_id)
-        assert records, f"{path.name} returned nothing on the demo graph"
+        assert run(memory, path.stem, user_id), f"{path.name} returned nothing on the demo graph"

@@ -11,7 +11,7 @@ from hmem.graph import catalog
 from hmem.graph.catalog import CatalogError, parse
 
 CYPHER_DIR = Path(catalog.__file__).parent / "cypher"
-LABELS = ("Fact", "Entity", "Episode", "User", "AuditEvent")
+LABELS = ("Fact", "Entity", "Episode", "User", "AuditEvent", "Profile")
 
 
 def test_every_statement_loads() -> None:

@@ -6,5 +6,6 @@ RETURN
   COUNT { MATCH (n:Entity {user_id: $user_id}) } AS entities,
   COUNT { MATCH (n:Episode {user_id: $user_id}) } AS episodes,
   COUNT { MATCH (n:AuditEvent {user_id: $user_id}) } AS audit_events,
+  COUNT { MATCH (n:Profile {user_id: $user_id}) } AS profiles,
   COUNT { MATCH (n:User {user_id: $user_id}) } AS users,
   COUNT { MATCH (n {user_id: $user_id}) } AS any_nodes

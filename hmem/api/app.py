@@ -1,0 +1,239 @@
+"""The FastAPI application: one Neo4j driver per process, owned by the lifespan."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from neo4j import Driver, GraphDatabase
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from hmem import __version__
+from hmem.api import problems
+from hmem.api.auth import Authenticator
+from hmem.api.metrics import Metrics
+from hmem.api.routes import router
+from hmem.api.schemas import Health, Readiness
+from hmem.config import Config
+from hmem.graph.apikeys import KeyStore
+from hmem.graph.ops import memory_stats, readiness
+from hmem.memory import Memory, resolve_password
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("hmem.api")
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+DESCRIPTION = """\
+Graph-backed, bitemporal memory for AI agents. Every route under `/v1/users/{user_id}`
+acts on one user of the caller's tenant; send the API key as `Authorization: Bearer
+<key>` (or `X-API-Key`). Errors are `application/problem+json` (RFC 9457). Times are
+ISO-8601 with a timezone. Metrics for Prometheus at `/metrics`.
+"""
+
+
+class ServiceMiddleware:
+    """Request id, body-size limit, request metrics and one log line per request."""
+
+    def __init__(self, app: ASGIApp, *, metrics: Metrics, max_body: int) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.max_body = max_body
+
+    async def _read_bounded(self, receive: Receive) -> bytes | None:
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return b"".join(parts)
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                return None
+            parts.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(parts)
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send, rid: str) -> None:
+        problem, _ = problems.problem_for(
+            problems.PayloadTooLarge(f"the body is over {self.max_body} bytes")
+        )
+        await problems.problem_response(problem, rid)(scope, receive, send)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        given = headers.get(b"x-request-id", b"").decode("latin-1")
+        request_id = given if _REQUEST_ID.match(given) else uuid.uuid4().hex
+        state = scope.setdefault("state", {})
+        state["request_id"] = request_id
+        started = time.perf_counter()
+        status = 500
+
+        async def send_wrapped(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = [
+                    *message["headers"],
+                    (b"x-request-id", request_id.encode()),
+                ]
+            await send(message)
+
+        try:
+            length = int(headers.get(b"content-length", b"-1") or -1)
+        except ValueError:
+            length = -1
+        try:
+            if length > self.max_body:
+                await self._too_large(scope, receive, send_wrapped, request_id)
+            elif length < 0 and scope.get("method") in ("POST", "PUT", "PATCH"):
+                # Chunked: read up to the limit first, then replay it to the app.
+                body = await self._read_bounded(receive)
+                if body is None:
+                    await self._too_large(scope, receive, send_wrapped, request_id)
+                else:
+                    await self.app(scope, _replay(body, receive), send_wrapped)
+            else:
+                await self.app(scope, receive, send_wrapped)
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            elapsed = time.perf_counter() - started
+            method = scope.get("method", "")
+            self.metrics.requests.labels(method, template, str(status)).inc()
+            self.metrics.request_seconds.labels(method, template).observe(elapsed)
+            log.info(
+                "request",
+                extra={
+                    "event": "request",
+                    "method": method,
+                    "route": template,
+                    "status": status,
+                    "ms": round(elapsed * 1000, 2),
+                    "request_id": request_id,
+                    "tenant": state.get("tenant"),
+                    "key_id": state.get("key_id"),
+                },
+            )
+
+
+def _plain_pairs(node: Any) -> Any:
+    """A ``tuple[str, str]`` (prefixItems of one type) as an array of exactly two of that
+    type: the same constraint, in a shape every OpenAPI tool reads."""
+    if isinstance(node, dict):
+        out = {k: _plain_pairs(v) for k, v in node.items()}
+        prefix = out.get("prefixItems")
+        if isinstance(prefix, list) and prefix and all(p == prefix[0] for p in prefix):
+            del out["prefixItems"]
+            out["items"] = prefix[0]
+        return out
+    if isinstance(node, list):
+        return [_plain_pairs(v) for v in node]
+    return node
+
+
+def _replay(body: bytes, receive_more: Receive) -> Receive:
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if sent:  # later calls wait for the client's disconnect, as usual
+            return await receive_more()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive
+
+
+def create_app(config: Config | None = None, *, driver: Driver | None = None) -> FastAPI:
+    """The app. Pass ``driver`` to share one (tests); otherwise the lifespan opens one
+    at startup and closes it at shutdown."""
+    config = config or Config()
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        drv = driver or GraphDatabase.driver(
+            config.neo4j_uri,
+            auth=(config.neo4j_user, resolve_password(config)),
+            notifications_min_severity="OFF",
+        )
+        memory = Memory(config, driver=drv)
+        keys = KeyStore(drv, database=config.neo4j_database)
+        app.state.memory = memory
+        app.state.driver = drv
+        app.state.auth = Authenticator(keys, ttl_s=config.api_key_cache_s)
+        memory.ingest.add_listener(metrics.count_session)
+        if config.api_worker:
+            memory.start_worker()  # background adds run here; shutdown() stops it
+        try:
+            yield
+        finally:
+            memory.shutdown()
+            if driver is None:
+                drv.close()
+
+    app = FastAPI(
+        title="hmem",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        responses={413: problems.PROBLEM_RESPONSES[413]},
+    )
+    app.state.config = config
+    app.state.metrics = metrics
+    metrics.watch_store(
+        lambda: (
+            memory_stats(app.state.driver, config.neo4j_database)
+            if hasattr(app.state, "driver")
+            else {}
+        )
+    )
+    problems.install(app)
+    app.add_middleware(ServiceMiddleware, metrics=metrics, max_body=config.api_max_body_bytes)
+    app.include_router(router)
+
+    make_spec = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = _plain_pairs(make_spec())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+    @app.get("/healthz", tags=["ops"], summary="Liveness: the process answers")
+    def healthz() -> Health:
+        return Health(status="ok", version=__version__)
+
+    @app.get(
+        "/readyz",
+        tags=["ops"],
+        summary="Readiness: Neo4j reachable and hmem's schema present",
+        response_model=Readiness,
+        responses={503: {"model": Readiness, "description": "not ready"}},
+    )
+    def readyz(request: Request) -> Any:
+        checks = readiness(request.app.state.driver, config.neo4j_database, config.embedding_dim)
+        ready = all(v == "ok" for v in checks.values())
+        body = Readiness(status="ready" if ready else "not_ready", checks=checks)
+        return JSONResponse(body.model_dump(), status_code=200 if ready else 503)
+
+    @app.get("/metrics", include_in_schema=False)
+    def prometheus() -> Response:
+        return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    return app

@@ -1,0 +1,208 @@
+"""Errors as RFC 9457 ``application/problem+json``: the one place HTTP codes are decided.
+
+Every error hmem raises maps through ``PROBLEMS`` (most specific class first); HTTP-only
+conditions (no key, a key that may not reach a user, a body too large) have their own
+exceptions here. A problem never echoes the request's input: it could hold memory text.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from hmem import errors
+
+__all__ = [
+    "PROBLEM_RESPONSES",
+    "Forbidden",
+    "Problem",
+    "ProblemSpec",
+    "Unauthenticated",
+    "install",
+    "problem_for",
+    "problem_response",
+]
+
+log = logging.getLogger("hmem.api")
+MEDIA_TYPE = "application/problem+json"
+
+
+class Unauthenticated(Exception):
+    """No API key, or one that is malformed, unknown or revoked."""
+
+
+class Forbidden(Exception):
+    """A valid key that may not reach this user."""
+
+
+class PayloadTooLarge(Exception):
+    """The request body is over ``api_max_body_bytes``."""
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem document."""
+
+    type: str = Field(description="A URN naming the kind of problem")
+    title: str
+    status: int
+    detail: str | None = None
+    error: str | None = Field(None, description="hmem's error class, e.g. NotFoundError")
+    kind: str | None = Field(None, description="for a policy refusal: what was refused")
+    errors: list[dict[str, Any]] | None = Field(None, description="invalid fields, by location")
+    request_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    slug: str
+    title: str
+    status: int
+
+
+# Order matters: the first class an error is an instance of wins.
+PROBLEMS: tuple[tuple[type[Exception], ProblemSpec], ...] = (
+    (errors.PolicyRefusal, ProblemSpec("policy-refusal", "Refused by the write policy", 422)),
+    (errors.ValidationError, ProblemSpec("invalid-input", "Invalid input", 422)),
+    # A model's own validation escaping the domain is still the caller's bad input.
+    (pydantic.ValidationError, ProblemSpec("invalid-input", "Invalid input", 422)),
+    (errors.NotFoundError, ProblemSpec("not-found", "Not found", 404)),
+    (errors.ConflictError, ProblemSpec("conflict", "Conflicts with the stored state", 409)),
+    (errors.SchemaError, ProblemSpec("schema", "Database schema not ready", 503)),
+    (errors.ModelAuthError, ProblemSpec("model-auth", "Model service refused our key", 502)),
+    (errors.ModelError, ProblemSpec("model-output", "Model service answered badly", 502)),
+    (errors.RetryableError, ProblemSpec("unavailable", "Temporarily unavailable", 503)),
+    (errors.ConfigError, ProblemSpec("config", "Server misconfigured", 500)),
+    (errors.HmemError, ProblemSpec("internal", "Internal error", 500)),
+    (Unauthenticated, ProblemSpec("unauthenticated", "Missing or invalid API key", 401)),
+    (Forbidden, ProblemSpec("forbidden", "This key may not reach that user", 403)),
+    (PayloadTooLarge, ProblemSpec("too-large", "Request body too large", 413)),
+)
+_INTERNAL = ProblemSpec("internal", "Internal error", 500)
+
+
+def _type(slug: str) -> str:
+    return f"urn:hmem:problem:{slug}"
+
+
+# pydantic's messages quote the input ("input_value='...'"): it could be memory text.
+_INPUT = re.compile(r"input_value=.*?, input_type=\w+|For further information visit \S+")
+
+
+def _detail(exc: BaseException) -> str | None:
+    if isinstance(exc, pydantic.ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ())) or 'input'}: {e.get('msg', '')}"
+            for e in exc.errors()
+        )
+    return _INPUT.sub("", str(exc)).strip() or None
+
+
+def problem_for(exc: BaseException) -> tuple[Problem, dict[str, str]]:
+    """The problem document and extra headers for an exception."""
+    spec = next((s for cls, s in PROBLEMS if isinstance(exc, cls)), _INTERNAL)
+    detail = None if spec is _INTERNAL or spec.slug == "internal" else _detail(exc)
+    headers: dict[str, str] = {}
+    if spec.status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="hmem"'
+    if spec.status == 503:
+        headers["Retry-After"] = "1"
+    problem = Problem(
+        type=_type(spec.slug),
+        title=spec.title,
+        status=spec.status,
+        detail=detail,
+        error=type(exc).__name__ if isinstance(exc, errors.HmemError) else None,
+        kind=exc.kind if isinstance(exc, errors.PolicyRefusal) else None,
+    )
+    return problem, headers
+
+
+def problem_response(
+    problem: Problem, request_id: str | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    body = problem.model_copy(update={"request_id": request_id}).model_dump(exclude_none=True)
+    return JSONResponse(body, status_code=problem.status, media_type=MEDIA_TYPE, headers=headers)
+
+
+def _request_id(request: Request) -> str | None:
+    value = request.scope.get("state", {}).get("request_id")
+    return value if isinstance(value, str) else None
+
+
+def _describe(status: int) -> str:
+    return {
+        401: "Missing, malformed, unknown or revoked API key",
+        403: "The key's tenant or user list does not include this user",
+        404: "No such fact for this user (another tenant's ids are simply not found)",
+        409: "The operation does not fit the stored state",
+        413: "Request body over the configured limit",
+        422: "Invalid input, or refused by the write policy",
+        503: "Neo4j unavailable or schema not ready; retry",
+    }[status]
+
+
+PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {
+        "model": Problem,
+        "description": _describe(status),
+        "content": {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    }
+    for status in (401, 403, 404, 409, 413, 422, 503)
+}
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers: hmem's tree, HTTP-only errors, validation, the rest."""
+
+    async def on_known(request: Request, exc: Exception) -> JSONResponse:
+        problem, headers = problem_for(exc)
+        if problem.status >= 500:
+            log.warning(
+                "error",
+                extra={"event": "error", "error": type(exc).__name__, "status": problem.status},
+            )
+        return problem_response(problem, _request_id(request), headers)
+
+    async def on_validation(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        fields = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+            for e in exc.errors()
+        ]
+        problem = Problem(
+            type=_type("invalid-input"),
+            title="Invalid input",
+            status=422,
+            detail="the request does not match the API's schema",
+            errors=fields,
+        )
+        return problem_response(problem, _request_id(request))
+
+    async def on_http(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        slug = {404: "no-route", 405: "method-not-allowed"}.get(exc.status_code, "http")
+        problem = Problem(
+            type=_type(slug), title=str(exc.detail), status=exc.status_code, detail=None
+        )
+        return problem_response(problem, _request_id(request), dict(exc.headers or {}))
+
+    async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # The class name only: a driver message could quote a parameter (memory text).
+        log.error("unhandled", extra={"event": "unhandled", "error": type(exc).__name__})
+        problem, headers = problem_for(exc)
+        return problem_response(problem, _request_id(request), headers)
+
+    for cls, _ in PROBLEMS:
+        app.add_exception_handler(cls, on_known)
+    app.add_exception_handler(RequestValidationError, on_validation)
+    app.add_exception_handler(StarletteHTTPException, on_http)
+    app.add_exception_handler(Exception, on_unexpected)

@@ -1,0 +1,348 @@
+"""The versioned routes: ``/v1/users/{user_id}/...`` for one user's memory.
+
+Every route takes the caller (``principal``) and turns the API user id into the stored
+one through ``Principal.scope``; no handler touches a user id any other way. Handlers
+are plain functions (FastAPI runs them in its thread pool) over the process's one
+``Memory``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from pydantic import AwareDatetime, BaseModel
+
+from hmem.api.auth import USER_ID_PATTERN, Principal, principal
+from hmem.api.metrics import Metrics
+from hmem.api.problems import PROBLEM_RESPONSES
+from hmem.api.schemas import (
+    AddIn,
+    AddOut,
+    AuditEvent,
+    AuditPage,
+    CloseIn,
+    Erased,
+    FactPage,
+    JobOut,
+    ProfileIn,
+    ProfileOut,
+    RememberIn,
+    SearchIn,
+)
+from hmem.errors import NotFoundError, PolicyRefusal
+from hmem.memory import Memory
+from hmem.models import Fact, FactHistory, UserExport, WriteResult
+from hmem.recall.models import SearchResult
+
+__all__ = ["router"]
+
+M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R")
+
+router = APIRouter(prefix="/v1", responses=PROBLEM_RESPONSES)
+
+UserId = Annotated[
+    str,
+    Path(
+        pattern=USER_ID_PATTERN,
+        description="the user, as your tenant names it (letters, digits, . _ @ -; no ':')",
+    ),
+]
+FactIdPath = Annotated[str, Path(min_length=1, max_length=128, description="a fact id")]
+Caller = Annotated[Principal, Depends(principal)]
+
+
+def _memory(request: Request) -> Memory:
+    memory: Memory = request.app.state.memory
+    return memory
+
+
+def _metrics(request: Request) -> Metrics:
+    metrics: Metrics = request.app.state.metrics
+    return metrics
+
+
+def _relabel(model: M, user_id: str) -> M:
+    """The same document with every ``user_id`` as the caller names the user."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: user_id if k == "user_id" else walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return type(model).model_validate(walk(model.model_dump()))
+
+
+def _read(request: Request, op: str, call: Callable[[], R]) -> R:
+    with _metrics(request).read_seconds.labels(op).time():
+        return call()
+
+
+@router.get("/me", tags=["keys"], summary="The caller's tenant and reach")
+def whoami(who: Caller) -> dict[str, Any]:
+    return {
+        "tenant": who.tenant,
+        "key_id": who.key.key_id,
+        "user_ids": list(who.key.user_ids) if who.key.user_ids is not None else None,
+    }
+
+
+@router.post(
+    "/users/{user_id}/facts",
+    status_code=201,
+    tags=["write"],
+    summary="Remember one fact directly (no model); may supersede older facts",
+)
+def remember(user_id: UserId, body: RememberIn, who: Caller, request: Request) -> WriteResult:
+    uid = who.scope(user_id)
+    metrics = _metrics(request)
+    try:
+        result = _memory(request).remember(
+            body.text,
+            user_id=uid,
+            category=body.category,
+            importance=body.importance,
+            observed_at=body.observed_at,
+            valid_from=body.valid_from,
+            valid_to=body.valid_to,
+            entities=body.entities,
+            supersedes=body.supersedes,
+            reason=body.reason,
+            relates=body.relates,
+            embedding=body.embedding,
+            source=body.source,
+            fact_id=body.id,
+        )
+    except PolicyRefusal as exc:
+        metrics.write_requests.labels("remember").inc()
+        metrics.write_ops.labels("refused").inc()
+        metrics.policy_refusals.labels(exc.kind).inc()
+        raise
+    metrics.count_write("remember", result, dict.fromkeys(body.supersedes, body.reason))
+    return result
+
+
+@router.get("/users/{user_id}/facts", tags=["read"], summary="List facts, now or as of a time")
+def list_facts(
+    user_id: UserId,
+    who: Caller,
+    request: Request,
+    as_of: Annotated[
+        AwareDatetime | None, Query(description="belief time: what was believed then")
+    ] = None,
+    as_of_event: Annotated[
+        AwareDatetime | None, Query(description="world time: what was true then")
+    ] = None,
+    include_closed: Annotated[bool, Query(description="every fact, open or closed")] = False,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> FactPage:
+    uid = who.scope(user_id)
+    facts = _read(
+        request,
+        "list",
+        lambda: _memory(request).facts(
+            user_id=uid,
+            as_of=as_of,
+            as_of_event=as_of_event,
+            include_closed=include_closed,
+            limit=limit,
+            offset=offset,
+        ),
+    )
+    return FactPage(
+        items=[_relabel(f, user_id) for f in facts],
+        limit=limit,
+        offset=offset,
+        next_offset=offset + limit if len(facts) == limit else None,
+    )
+
+
+@router.get("/users/{user_id}/facts/{fact_id}", tags=["read"], summary="One fact")
+def get_fact(user_id: UserId, fact_id: FactIdPath, who: Caller, request: Request) -> Fact:
+    uid = who.scope(user_id)
+    fact = _read(request, "get", lambda: _memory(request).get(fact_id, user_id=uid))
+    return _relabel(fact, user_id)
+
+
+@router.get(
+    "/users/{user_id}/facts/{fact_id}/history",
+    tags=["read"],
+    summary="A fact with what it replaced and what replaced it",
+)
+def history(user_id: UserId, fact_id: FactIdPath, who: Caller, request: Request) -> FactHistory:
+    uid = who.scope(user_id)
+    chain = _read(request, "history", lambda: _memory(request).history(fact_id, user_id=uid))
+    return _relabel(chain, user_id)
+
+
+@router.post(
+    "/users/{user_id}/facts/{fact_id}/close",
+    tags=["write"],
+    summary="Close a fact with no successor (it stopped being true, or never was)",
+)
+def close(
+    user_id: UserId, fact_id: FactIdPath, body: CloseIn, who: Caller, request: Request
+) -> Fact:
+    uid = who.scope(user_id)
+    fact = _memory(request).close(
+        fact_id, user_id=uid, at=body.at, observed_at=body.observed_at, reason=body.reason
+    )
+    _metrics(request).corrections.labels(body.reason).inc()
+    return _relabel(fact, user_id)
+
+
+@router.post(
+    "/users/{user_id}/facts/{fact_id}/restore",
+    tags=["write"],
+    summary="Undo a supersession or retraction: the fact is believed again",
+)
+def restore(user_id: UserId, fact_id: FactIdPath, who: Caller, request: Request) -> Fact:
+    uid = who.scope(user_id)
+    fact = _memory(request).restore(fact_id, user_id=uid)
+    _metrics(request).corrections.labels("restore").inc()
+    return _relabel(fact, user_id)
+
+
+@router.delete(
+    "/users/{user_id}/facts/{fact_id}",
+    tags=["erase"],
+    summary="Really delete one fact, its vector and its episodes (not undoable)",
+)
+def erase_fact(user_id: UserId, fact_id: FactIdPath, who: Caller, request: Request) -> Erased:
+    uid = who.scope(user_id)
+    metrics = _metrics(request)
+    with metrics.erasure_seconds.labels("fact").time():
+        counts = _memory(request).erase(fact_id, user_id=uid)
+    metrics.erasures.labels("fact").inc()
+    metrics.corrections.labels("erase_fact").inc()
+    return Erased(erased=counts)
+
+
+@router.delete(
+    "/users/{user_id}",
+    tags=["erase"],
+    summary="Erase everything stored for a user (right to be forgotten; not undoable)",
+)
+def erase_user(user_id: UserId, who: Caller, request: Request) -> Erased:
+    uid = who.scope(user_id)
+    metrics = _metrics(request)
+    with metrics.erasure_seconds.labels("user").time():
+        counts = _memory(request).erase_user(uid)
+    metrics.erasures.labels("user").inc()
+    return Erased(erased=counts)
+
+
+@router.get("/users/{user_id}/export", tags=["read"], summary="Everything stored for a user")
+def export(user_id: UserId, who: Caller, request: Request) -> UserExport:
+    uid = who.scope(user_id)
+    data = _read(request, "export", lambda: _memory(request).export(uid))
+    return _relabel(data, user_id)
+
+
+@router.get(
+    "/users/{user_id}/audit",
+    tags=["read"],
+    summary="The audit trail: operations and fact ids, never text",
+)
+def audit(
+    user_id: UserId,
+    who: Caller,
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> AuditPage:
+    uid = who.scope(user_id)
+    rows = _read(request, "audit", lambda: _memory(request).audit(user_id=uid, limit=limit))
+    return AuditPage(items=[AuditEvent.model_validate(r) for r in rows])
+
+
+@router.post(
+    "/users/{user_id}/messages",
+    tags=["write"],
+    summary="Remember a chat session (one extractor call); background=true answers 202",
+    responses={202: {"model": AddOut, "description": "accepted: poll the job"}},
+)
+def add(user_id: UserId, body: AddIn, who: Caller, request: Request, response: Response) -> AddOut:
+    uid = who.scope(user_id)
+    metrics = _metrics(request)
+    result = _memory(request).add(
+        [m.model_dump(exclude_none=True) for m in body.messages],
+        user_id=uid,
+        observed_at=body.observed_at,
+        session_id=body.session_id,
+        background=body.background,
+        idempotency_key=body.idempotency_key or request.headers.get("idempotency-key"),
+    )
+    out = AddOut.model_validate(result.as_dict(), from_attributes=False)
+    # the session's own dials are counted when its job completes (Metrics.count_session)
+    metrics.write_requests.labels("add").inc()
+    if body.background:
+        response.status_code = 202
+    return out
+
+
+@router.get("/users/{user_id}/jobs/{job_id}", tags=["write"], summary="A session's job status")
+def job(user_id: UserId, job_id: FactIdPath, who: Caller, request: Request) -> JobOut:
+    uid = who.scope(user_id)
+    found = _memory(request).job(job_id, user_id=uid)
+    return JobOut.model_validate({**found.public(), "user_id": user_id})
+
+
+@router.post(
+    "/users/{user_id}/jobs/{job_id}/retry",
+    tags=["write"],
+    summary="Queue a failed session again",
+)
+def retry_job(user_id: UserId, job_id: FactIdPath, who: Caller, request: Request) -> JobOut:
+    uid = who.scope(user_id)
+    found = _memory(request).retry_job(job_id, user_id=uid)
+    return JobOut.model_validate({**found.public(), "user_id": user_id})
+
+
+@router.post(
+    "/users/{user_id}/search",
+    tags=["read"],
+    summary="Recall: hybrid search, one hop of history, a context block in a token budget",
+)
+def search(user_id: UserId, body: SearchIn, who: Caller, request: Request) -> SearchResult:
+    uid = who.scope(user_id)
+    found = _read(
+        request,
+        "search",
+        lambda: _memory(request).search(
+            body.query,
+            user_id=uid,
+            k=body.k,
+            token_budget=body.token_budget,
+            as_of=body.as_of,
+            as_of_event=body.as_of_event,
+        ),
+    )
+    return _relabel(found, user_id)
+
+
+@router.get("/users/{user_id}/profile", tags=["read"], summary="The user's running profile")
+def profile(user_id: UserId, who: Caller, request: Request) -> ProfileOut:
+    uid = who.scope(user_id)
+    found = _read(request, "profile", lambda: _memory(request).profile(user_id=uid))
+    if found is None:
+        raise NotFoundError("no profile for this user yet")
+    return ProfileOut.model_validate(found)
+
+
+@router.put(
+    "/users/{user_id}/profile",
+    tags=["write"],
+    summary="Write the profile yourself (at most 120 words; the write policy applies)",
+)
+def set_profile(user_id: UserId, body: ProfileIn, who: Caller, request: Request) -> ProfileOut:
+    uid = who.scope(user_id)
+    memory = _memory(request)
+    memory.set_profile(body.text, user_id=uid)
+    found = memory.profile(user_id=uid)
+    assert found is not None
+    return ProfileOut.model_validate(found)

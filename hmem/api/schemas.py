@@ -1,0 +1,170 @@
+"""Request and response bodies of the HTTP API (the domain models are reused as is)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from hmem.models import Category, EntityRef, Fact
+
+__all__ = [
+    "AddIn",
+    "AddOut",
+    "AuditEvent",
+    "AuditPage",
+    "CloseIn",
+    "Erased",
+    "FactPage",
+    "Health",
+    "JobOut",
+    "MessageIn",
+    "ProfileIn",
+    "ProfileOut",
+    "Readiness",
+    "RememberIn",
+    "SearchIn",
+]
+
+FactId = Annotated[str, Field(min_length=1, max_length=128)]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RememberIn(_In):
+    """One fact to write directly (no model). Times must carry a timezone."""
+
+    text: Annotated[str, Field(min_length=1, max_length=100_000)]
+    category: Category = Category.SEMANTIC
+    importance: Annotated[int, Field(ge=1, le=10)] = 5
+    observed_at: AwareDatetime | None = Field(
+        None, description="when the user said it (belief time starts); default now"
+    )
+    valid_from: AwareDatetime | None = Field(None, description="when it became true")
+    valid_to: AwareDatetime | None = Field(None, description="when it stopped being true")
+    entities: list[Annotated[str, Field(min_length=1, max_length=200)] | EntityRef] = Field(
+        default_factory=list, max_length=64
+    )
+    supersedes: list[FactId] = Field(
+        default_factory=list, max_length=64, description="ids of this user's facts it replaces"
+    )
+    reason: Literal["contradiction", "refinement", "user_edit"] = "contradiction"
+    relates: list[FactId] = Field(default_factory=list, max_length=64)
+    embedding: list[float] | None = Field(None, max_length=8192)
+    source: Annotated[str, Field(max_length=200)] = "api"
+    id: FactId | None = Field(None, description="caller-chosen id (idempotent imports)")
+
+
+class MessageIn(_In):
+    role: Literal["user", "assistant", "system", "tool"]
+    content: Annotated[str, Field(min_length=1, max_length=100_000)]
+    name: Annotated[str, Field(max_length=200)] | None = None
+
+
+class AddIn(_In):
+    """A chat session to remember through the extractor (one model call)."""
+
+    messages: list[MessageIn] = Field(min_length=1, max_length=500)
+    observed_at: AwareDatetime | None = Field(
+        None, description="when the session happened (relative dates resolve against it)"
+    )
+    session_id: Annotated[str, Field(max_length=200)] | None = None
+    background: bool = Field(
+        False, description="answer 202 at once with a job id instead of waiting"
+    )
+    idempotency_key: Annotated[str, Field(max_length=200)] | None = Field(
+        None, description="a retried request with the same key returns the same job"
+    )
+
+
+class AddOut(BaseModel):
+    """What a session did (``status`` ``done``), or its job (``queued``)."""
+
+    job_id: str
+    status: str
+    added: list[str] = Field(default_factory=list)
+    superseded: list[str] = Field(default_factory=list)
+    merged: list[str] = Field(default_factory=list)
+    related: list[tuple[str, str]] = Field(default_factory=list)
+    skipped: int = 0
+    refused: list[str] = Field(default_factory=list)
+    rejected_targets: list[str] = Field(default_factory=list)
+    chat_calls: int = 0
+    model_seconds: float = 0.0
+    total_seconds: float = 0.0
+    replayed: bool = False
+
+
+class JobOut(BaseModel):
+    id: str
+    user_id: str
+    session_id: str | None = None
+    observed_at: AwareDatetime
+    status: str
+    attempts: int
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+
+
+class SearchIn(_In):
+    query: Annotated[str, Field(min_length=1, max_length=4000)]
+    k: Annotated[int, Field(ge=1, le=200)] = 30
+    token_budget: Annotated[int, Field(ge=50, le=100_000)] = 4000
+    as_of: AwareDatetime | None = Field(None, description="belief time")
+    as_of_event: AwareDatetime | None = Field(None, description="world time")
+
+
+class ProfileIn(_In):
+    text: Annotated[str, Field(min_length=1, max_length=2000, description="at most 120 words")]
+
+
+class ProfileOut(BaseModel):
+    text: str
+    updated_at: AwareDatetime
+
+
+class CloseIn(_In):
+    """Close a fact with no successor."""
+
+    at: AwareDatetime | None = Field(None, description="world time it stopped being true")
+    observed_at: AwareDatetime | None = Field(None, description="when we learned it")
+    reason: Literal["retraction", "user_edit"] = Field(
+        "retraction", description="user_edit: it was never true (empty world window)"
+    )
+
+
+class FactPage(BaseModel):
+    items: list[Fact]
+    limit: int
+    offset: int
+    next_offset: int | None = Field(None, description="offset of the next page, if any")
+
+
+class AuditEvent(BaseModel):
+    id: str
+    at: AwareDatetime
+    op: str
+    fact_ids: list[str]
+    detail: dict[str, Any]
+
+
+class AuditPage(BaseModel):
+    items: list[AuditEvent]
+
+
+class Erased(BaseModel):
+    erased: dict[str, int] = Field(description="what was deleted, per kind of node")
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+
+
+class Readiness(BaseModel):
+    status: Literal["ready", "not_ready"]
+    checks: dict[str, str]

@@ -1,0 +1,1 @@
+"""Reproducible benchmarks: LoCoMo retrieval, BEAM knowledge updates, speed and cost."""

@@ -1,0 +1,414 @@
+"""Recall latency on a real Neo4j: 10k → 100k → 1M synthetic facts over 5,000 users.
+
+    python -m hmem.bench.latency --fresh --stop        # own server (7727), 10k/100k/1M
+    python -m hmem.bench.latency --sizes 10000,100000 --queries 500
+    python -m hmem.bench.latency --uri bolt://host:7687 --password ...   # bring your own
+
+Facts get random unit vectors (384-d, drawn on the server), pseudo-word text for the
+fulltext index, one of ten per-user entities, and every tenth fact supersedes the one
+before it. Sizes are built incrementally; ``--fresh`` (own server only) wipes the store
+first. When the vector index is absent at the start, it stays absent during the loads
+(an HNSW insert costs ~4 ms per vector) and is built once after the last size, awaited
+with progress (``--index-timeout``), and the last size is measured again. Users up to
+``--exact-max`` facts are scanned exactly and never use that index.
+
+Three figures per size: the Neo4j server time of the recall statements, the end-to-end
+``Recall.search()`` wall time as the client sees it (candidates, expand, scoring,
+packing) with a precomputed query vector, and the query embedding, measured separately
+with the local MiniLM model when it is present. ``--crossover`` also times
+the exact per-user scan against the HNSW index with over-fetch for users of growing
+size. Touches (``last_used_at``) are off so runs are repeatable.
+"""
+
+# ruff: noqa: S311  (benchmark data, not secrets)
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from neo4j import Driver, GraphDatabase
+
+from hmem.graph import catalog
+from hmem.graph.schema import SCHEMA_STATEMENTS, VECTOR_INDEX
+from hmem.graph.search import FactSearch
+from hmem.localdb import LocalNeo4j
+from hmem.recall import Recall
+
+__all__ = ["main"]
+
+DIM = 384
+ENTITIES_PER_USER = 10
+FACTS_PER_TX = 5_000
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+DEFAULT_MODEL = Path("/work/shared/models/all-MiniLM-L6-v2-onnx")
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
+def _vocabulary(size: int, rng: random.Random) -> list[str]:
+    syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"]
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+@dataclass
+class World:
+    users: int
+    vocab: list[str]
+    names: list[str]
+    prefix: str = "bench-"
+
+    def user(self, i: int) -> str:
+        return f"{self.prefix}{i:05d}"
+
+    def entity(self, user: int, j: int) -> str:
+        return self.names[(user * 7 + j * 13) % len(self.names)]
+
+
+def _facts_for(world: World, user: int, start: int, stop: int) -> dict[str, Any]:
+    rng = random.Random(user * 1_000_003 + start)
+    uid = world.user(user)
+    facts = []
+    links = []
+    for n in range(start, stop):
+        entity = world.entity(user, n % ENTITIES_PER_USER)
+        words = " ".join(rng.choice(world.vocab) for _ in range(rng.randint(8, 14)))
+        facts.append(
+            {
+                "id": f"{uid}-{n}",
+                "text": f"{entity.title()} {words}.",
+                "category": "episodic" if n % 10 == 3 else "semantic",
+                "importance": 1 + n % 10,
+                "valid_from": datetime(2019, 1, 1, tzinfo=UTC) + timedelta(days=n * 3),
+                "entity": entity,
+                "entity_id": f"{uid}-e-{entity}",
+            }
+        )
+        if n % 10 == 9 and n - 1 >= start:
+            links.append({"new_id": f"{uid}-{n}", "old_id": f"{uid}-{n - 1}"})
+    return {"user_id": uid, "facts": facts, "links": links, "dim": DIM, "now": NOW}
+
+
+def load(driver: Driver, database: str, world: World, have: int, want: int) -> None:
+    """Give every user facts ``have`` .. ``want - 1``, several users per transaction."""
+    per_user = want - have
+    if per_user <= 0:
+        return
+    stmt = catalog.statement("search_bench_load")
+    group = max(1, FACTS_PER_TX // per_user)
+    total = per_user * world.users
+    started = time.monotonic()
+    done = 0
+    next_report = 0.0
+    sizes = FactSearch(driver, database=database, size_ttl_s=0)
+    for first in range(0, world.users, group):
+        batch = range(first, min(first + group, world.users))
+        if sizes.user_size(world.user(batch[-1])) >= want:
+            done += per_user * len(batch)  # an interrupted earlier run loaded these
+            continue
+        with driver.session(database=database) as session:
+
+            def work(tx: Any, batch: range = batch) -> None:
+                for u in batch:
+                    tx.run(stmt.text, stmt.bind(_facts_for(world, u, have, want))).consume()
+
+            session.execute_write(work)
+        done += per_user * len(batch)
+        if done / total >= next_report or done == total:
+            rate = done / max(time.monotonic() - started, 1e-9)
+            eta = (total - done) / rate if rate else 0.0
+            say(f"  loaded {done:>9,}/{total:,} facts  {rate:,.0f}/s  eta {eta:,.0f}s")
+            next_report += 0.1
+
+
+def _unit(rng: np.random.Generator) -> list[float]:
+    v = rng.standard_normal(DIM)
+    unit: list[float] = (v / np.linalg.norm(v)).tolist()
+    return unit
+
+
+def _pct(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def _line(label: str, values: Sequence[float]) -> str:
+    return (
+        f"{label}: p50 {_pct(values, 50):6.2f} ms  p95 {_pct(values, 95):6.2f} ms  "
+        f"p99 {_pct(values, 99):6.2f} ms  (n={len(values)})"
+    )
+
+
+def measure(
+    driver: Driver, database: str, world: World, queries: int, k: int, exact_max: int, seed: int
+) -> dict[str, list[float]]:
+    """Server time, ``search()`` wall time and client recall time of ``queries`` searches
+    (after 30 warm-up ones), each for a random user with a random question and vector."""
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    recall = Recall(FactSearch(driver, database=database, exact_max_facts=exact_max), touch=False)
+    out: dict[str, list[float]] = {"server": [], "search": [], "trips": []}
+    strategies: dict[str, int] = {}
+    hits = 0
+    for i in range(queries + 30):
+        u = rng.randrange(world.users)
+        entity = world.entity(u, rng.randrange(ENTITIES_PER_USER))
+        text = f"What about {entity.title()} and {' '.join(rng.sample(world.vocab, 3))}?"
+        vector = _unit(nrng)
+        started = time.perf_counter()
+        result = recall.search(text, user_id=world.user(u), k=k, vector=vector, now=NOW)
+        elapsed = (time.perf_counter() - started) * 1000
+        if i < 30:
+            continue  # warm-up
+        out["search"].append(elapsed)
+        out["server"].append(result.timings.server_ms)
+        out["trips"].append(float(result.timings.round_trips))
+        strategies[result.strategy] = strategies.get(result.strategy, 0) + 1
+        hits += len(result.hits)
+        assert all(h.fact.user_id == world.user(u) for h in result.hits)
+    say("  " + _line("recall, Neo4j server time        ", out["server"]))
+    say("  " + _line("search() end to end, no embedding", out["search"]))
+    say(
+        f"  strategies {strategies}; round trips {sum(out['trips']) / max(1, queries):.2f}; "
+        f"mean hits {hits / max(1, queries):.1f} (k={k})"
+    )
+    return out
+
+
+def measure_embedding(model_dir: Path, n: int = 100) -> list[float]:
+    if not model_dir.is_dir():
+        say(f"query embedding: skipped ({model_dir} absent)")
+        return []
+    from hmem.extract.local_embed import LocalOnnxEmbeddings
+
+    model = LocalOnnxEmbeddings(model_dir, threads=1)
+    questions = [f"Where did Maya live before she moved, question {i}?" for i in range(n)]
+    model.embed(questions[:5])
+    times = []
+    for q in questions:
+        started = time.perf_counter()
+        model.embed([q])
+        times.append((time.perf_counter() - started) * 1000)
+    say(_line(f"query embedding ({model_dir.name}, 1 thread)", times))
+    return times
+
+
+def crossover(
+    driver: Driver, database: str, world: World, sizes: Sequence[int], k: int, reps: int
+) -> None:
+    """Exact per-user scan vs the global index with over-fetch, by user size."""
+    search = FactSearch(driver, database=database, size_ttl_s=0)
+    nrng = np.random.default_rng(7)
+    say(f"crossover (dense only, k={k}, {reps} queries each):")
+    for size in sizes:
+        big = World(1, world.vocab, world.names, prefix=f"bench-big{size}-")
+        uid = big.user(0)
+        have = search.user_size(uid)
+        if have < size:
+            load(driver, database, big, have, size)
+        row: dict[str, Any] = {}
+        for fetch_factor in (0, 20, 100):
+            times, satisfied, overlap = [], 0, 0.0
+            for _ in range(reps):
+                vector = _unit(nrng)
+                common = {
+                    "vector": vector,
+                    "lucene": None,
+                    "entity_grams": [],
+                    "mode": "current",
+                    "now": NOW,
+                    "k_dense": k,
+                }
+                exact = search.candidates(uid, strategy="exact", **common)  # type: ignore[arg-type]
+                if fetch_factor == 0:
+                    started = time.perf_counter()
+                    search.candidates(uid, strategy="exact", **common)  # type: ignore[arg-type]
+                    times.append((time.perf_counter() - started) * 1000)
+                    continue
+                search.index_overfetch = fetch_factor
+                search.index_max_fetch = 100_000
+                started = time.perf_counter()
+                got = search.candidates(uid, strategy="index", fallback=False, **common)  # type: ignore[arg-type]
+                times.append((time.perf_counter() - started) * 1000)
+                ids = {c.id for c in got.rows}
+                satisfied += len(ids) >= k
+                overlap += len(ids & {c.id for c in exact.rows}) / k
+            label = "exact scan" if fetch_factor == 0 else f"index fetch {k * fetch_factor}"
+            extra = (
+                ""
+                if fetch_factor == 0
+                else f"  got k own: {satisfied / reps:4.0%}  "
+                f"recall@k vs exact: {overlap / reps:4.0%}"
+            )
+            row[label] = _pct(times, 50)
+            say(f"  user with {size:>6,} facts  {label:<18} p50 {_pct(times, 50):7.2f} ms{extra}")
+
+
+def _run(driver: Driver, database: str, statement: str, **params: Any) -> list[dict[str, Any]]:
+    stmt = catalog.statement(statement)
+    records, _, _ = driver.execute_query(stmt.text, stmt.bind(params), database_=database)
+    return [r.data() for r in records]
+
+
+def schema_without_vector(driver: Driver, database: str) -> bool:
+    """Every constraint and index but the vector one; True if the vector index exists."""
+    for name in SCHEMA_STATEMENTS:
+        _run(driver, database, name)
+    _run(driver, database, "schema_await")
+    return bool(_run(driver, database, "schema_show_index", name=VECTOR_INDEX))
+
+
+def build_vector_index(driver: Driver, database: str, timeout_s: float) -> bool:
+    """Create the vector index over the loaded facts and wait until it is ONLINE,
+    printing its state every 15 s. False when it is not online within ``timeout_s``."""
+    started = time.monotonic()
+    _run(driver, database, "schema_fact_vector", dim=DIM)
+    say(f"  vector index {VECTOR_INDEX!r} created, populating ...")
+    while True:
+        rows = _run(driver, database, "schema_show_index", name=VECTOR_INDEX)
+        state = rows[0]["state"] if rows else "ABSENT"
+        took = time.monotonic() - started
+        if state == "ONLINE":
+            _run(driver, database, "schema_await")  # db.awaitIndexes: everything online
+            say(f"  vector index ONLINE after {took:,.0f}s")
+            return True
+        if state == "FAILED" or took > timeout_s:
+            say(f"  vector index {state} after {took:,.0f}s: giving up (timeout {timeout_s:.0f}s)")
+            return False
+        say(f"  vector index {state} ... {took:,.0f}s")
+        time.sleep(15)
+
+
+@dataclass
+class Bench:
+    args: argparse.Namespace
+    server: LocalNeo4j | None = None
+    driver: Driver | None = None
+
+    def connect(self, *, wipe: bool = False) -> Driver:
+        """(Re)connect; with ``wipe`` (own server only) stop it and delete its data."""
+        args = self.args
+        if self.driver is not None:
+            self.driver.close()
+            self.driver = None
+        uri, password = args.uri, args.password
+        if uri is None:
+            server = self.server or LocalNeo4j(
+                Path(args.home),
+                bolt_port=7727,
+                http_port=7514,
+                heap=args.heap,
+                pagecache=args.pagecache,
+            )
+            self.server = server
+            if wipe:
+                server.stop()
+                shutil.rmtree(server.home / "data", ignore_errors=True)
+                say(f"  wiped {server.home / 'data'}")
+            server.start(timeout=300)
+            uri, password = server.bolt_uri, server.password()
+        self.driver = GraphDatabase.driver(
+            uri, auth=("neo4j", password or ""), notifications_min_severity="OFF"
+        )
+        return self.driver
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hmem.bench.latency", description=__doc__)
+    parser.add_argument("--uri", help="an existing Neo4j (default: start one on port 7727)")
+    parser.add_argument("--password")
+    parser.add_argument("--database", default="neo4j")
+    parser.add_argument("--home", default=".hmem/neo4j-bench")
+    parser.add_argument("--heap", default="4g")
+    parser.add_argument("--pagecache", default="8g")
+    parser.add_argument("--users", type=int, default=5_000)
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--queries", type=int, default=1_000)
+    parser.add_argument("--k", type=int, default=30)
+    parser.add_argument("--exact-max", type=int, default=20_000)
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="own server only: wipe its store first; facts are loaded without the vector "
+        "index, which is built (and awaited) after the last size",
+    )
+    parser.add_argument("--index-timeout", type=float, default=1_800.0)
+    parser.add_argument("--crossover", default="", help="big-user sizes, e.g. 1000,4000,16000")
+    parser.add_argument("--model-dir", default=str(DEFAULT_MODEL))
+    parser.add_argument("--stop", action="store_true", help="stop the started server at the end")
+    args = parser.parse_args(argv)
+    if args.fresh and args.uri is not None:
+        parser.error("--fresh wipes the store: only with the bench's own server (no --uri)")
+
+    bench = Bench(args)
+    table: list[tuple[int, str, dict[str, list[float]]]] = []
+    try:
+        rng = random.Random(42)
+        world = World(args.users, _vocabulary(2_000, rng), _vocabulary(400, rng))
+        driver = bench.connect(wipe=args.fresh)
+        indexed = schema_without_vector(driver, args.database)
+        search = FactSearch(driver, database=args.database, size_ttl_s=0)
+        sizes = [int(s) for s in args.sizes.split(",") if s]
+        for size in sizes:
+            want = size // args.users
+            have = min(
+                search.user_size(world.user(0)), search.user_size(world.user(args.users - 1))
+            )
+            say(f"== {want * args.users:,} facts ({want} per user, {args.users:,} users)")
+            if indexed and have < want:
+                say("  note: the vector index exists, loading pays an HNSW insert per fact")
+            started = time.monotonic()
+            load(driver, args.database, world, have, want)
+            say(f"  load took {time.monotonic() - started:,.0f}s")
+            got = measure(driver, args.database, world, args.queries, args.k, args.exact_max, size)
+            table.append((want * args.users, "online" if indexed else "absent", got))
+        # Built once, after the bulk load; users up to --exact-max facts never use it
+        # (exact scan), so the figures above do not depend on it: re-measured if online.
+        if not indexed and sizes and build_vector_index(driver, args.database, args.index_timeout):
+            size = sizes[-1]
+            got = measure(driver, args.database, world, args.queries, args.k, args.exact_max, size)
+            table.append(((size // args.users) * args.users, "online", got))
+        if args.crossover and bench.driver is not None:
+            sizes = [int(s) for s in args.crossover.split(",") if s]
+            crossover(bench.driver, args.database, world, sizes, args.k, reps=30)
+        embed = measure_embedding(Path(args.model_dir))
+        say("")
+        say("| facts | vector index | server p50 / p95 / p99 | search() p50 / p95 / p99 |")
+        say("|------:|--------------|------------------------|--------------------------|")
+        for facts, state, got in table:
+            cells = [
+                " / ".join(f"{_pct(got[key], q):.1f}" for q in (50, 95, 99)) + " ms"
+                for key in ("server", "search")
+            ]
+            say(f"| {facts:,} | {state} | {cells[0]} | {cells[1]} |")
+        if embed:
+            say(
+                "query embedding (apart): p50 / p95 / p99 "
+                + " / ".join(f"{_pct(embed, q):.1f}" for q in (50, 95, 99))
+                + " ms"
+            )
+    finally:
+        if bench.driver is not None:
+            bench.driver.close()
+        if bench.server is not None and args.stop:
+            bench.server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""Speed and cost on this machine: direct-write throughput, ``add()`` with the fake
+model server (throughput and model calls per session), store bytes per fact, and the
+Neo4j server's memory. Recall latency at 10k / 100k / 1M facts is
+``hmem.bench.latency``'s job; the report runner calls it."""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from hmem.bench.data import Conversation
+from hmem.bench.fake_llm import FakeModelServer, SessionScript
+from hmem.bench.locomo import LocomoCorpus
+from hmem.bench.queries import query
+from hmem.models import Category, EntityRef, FactDraft
+
+__all__ = ["add_path", "direct_writes", "neo4j_memory", "store_bytes"]
+
+
+def direct_writes(
+    memory: Any, corpus: LocomoCorpus, *, batch: int = 100, singles: int = 100
+) -> dict[str, Any]:
+    """Facts per second through ``remember_many`` (batches) and ``remember`` (one by
+    one), with precomputed vectors: the store's cost, not the embedder's."""
+    user = "bench-speed-direct"
+    memory.erase_user(user)
+    date = corpus.conversation.sessions[0].date
+    drafts = [
+        FactDraft(
+            id=f"{user}:{i}",
+            text=item.text,
+            category=Category.SEMANTIC,
+            valid_from=date,
+            known_from=date,
+            entities=[EntityRef(name=n, type="person") for n in item.entities],
+            embedding=[float(x) for x in vector],
+        )
+        for i, (item, vector) in enumerate(zip(corpus.items, corpus.vectors, strict=True))
+    ]
+    many, one = drafts[singles:], drafts[:singles]
+    started = time.perf_counter()
+    for start in range(0, len(many), batch):
+        memory.remember_many(many[start : start + batch], user_id=user, observed_at=date)
+    many_s = time.perf_counter() - started
+    started = time.perf_counter()
+    for d in one:
+        memory.remember(
+            d.text,
+            user_id=user,
+            observed_at=date,
+            embedding=d.embedding,
+            fact_id=d.id,
+            entities=[e.name for e in d.entities],
+        )
+    one_s = time.perf_counter() - started
+    memory.erase_user(user)
+    return {
+        "batch_size": batch,
+        "batched_facts": len(many),
+        "batched_facts_per_s": len(many) / many_s,
+        "single_facts": len(one),
+        "single_facts_per_s": len(one) / one_s,
+        "single_ms_per_fact": 1000 * one_s / len(one),
+    }
+
+
+def add_path(
+    config: Any, conv: Conversation, sessions: int, fake: FakeModelServer
+) -> dict[str, Any]:
+    """``Memory.add`` per LoCoMo session, the fake model answering with the session's
+    observations; model calls, embedding calls and seconds per session."""
+    from hmem.memory import Memory
+
+    user = f"bench-add-{conv.conversation_id}"
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = type(config)(
+            **{
+                **config.model_dump(),
+                "llm_base_url": fake.base_url,
+                "llm_api_key": fake.api_key,
+                "llm_model": "fake",
+                "embed_provider": "openai",
+                "embed_base_url": fake.base_url,
+                "embed_api_key": fake.api_key,
+                "embed_model": "fake-embed",
+                "queue_path": Path(tmp) / "queue.sqlite3",
+            }
+        )
+        rows: list[dict[str, Any]] = []
+        with Memory(settings) as memory:
+            memory.erase_user(user)
+            started = time.perf_counter()
+            for session in conv.sessions[:sessions]:
+                fake.script = SessionScript(
+                    list(conv.speakers), [(o.speaker, o.text) for o in session.observations]
+                )
+                fake.reset_counts()
+                t0 = time.perf_counter()
+                result = memory.add(
+                    [{"role": "user", "content": f"{t.speaker}: {t.text}"} for t in session.turns],
+                    user_id=user,
+                    observed_at=session.date,
+                    session_id=f"{conv.conversation_id}-s{session.session_id}",
+                )
+                rows.append(
+                    {
+                        "session": session.session_id,
+                        "facts_given": len(session.observations),
+                        "added": len(result.added),
+                        "chat_calls": fake.chat_calls,
+                        "embedding_calls": fake.embedding_calls,
+                        "by_schema": dict(fake.by_schema),
+                        "seconds": time.perf_counter() - t0,
+                    }
+                )
+            elapsed = time.perf_counter() - started
+            memory.erase_user(user)
+    n = max(len(rows), 1)
+    return {
+        "sessions": len(rows),
+        "sessions_per_s": len(rows) / elapsed if elapsed else 0.0,
+        "facts_per_s": sum(r["added"] for r in rows) / elapsed if elapsed else 0.0,
+        "chat_calls_per_session": sum(r["chat_calls"] for r in rows) / n,
+        "embedding_calls_per_session": sum(r["embedding_calls"] for r in rows) / n,
+        "rows": rows,
+    }
+
+
+def _dir_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def store_bytes(driver: Any, database: str, neo4j_home: Path) -> dict[str, Any]:
+    """Bytes on disk of the local server's database store (after a checkpoint), and the
+    number of nodes, relationships and facts in it."""
+    store = neo4j_home / "data" / "databases" / database
+    records, _, _ = driver.execute_query(query("store_counts"), database_=database)
+    counts = records[0].data() if records else {}
+    with contextlib.suppress(Exception):  # a checkpoint only makes the figure tighter
+        driver.execute_query("CALL db.checkpoint()", database_=database)
+    return {
+        "store_dir": str(store),
+        "bytes": _dir_bytes(store) if store.is_dir() else None,
+        **counts,
+    }
+
+
+def neo4j_memory(driver: Any, database: str, neo4j_home: Path) -> dict[str, Any]:
+    """Heap in use (JMX, when the server allows it) and the server process's RSS."""
+    out: dict[str, Any] = {}
+    try:
+        records, _, _ = driver.execute_query(query("neo4j_heap"), database_=database)
+        heap = records[0]["heap"] if records else None
+        if heap:
+            out["heap_used_bytes"] = int(heap["used"])
+            out["heap_committed_bytes"] = int(heap["committed"])
+            out["heap_max_bytes"] = int(heap["max"])
+    except Exception as exc:
+        out["jmx_error"] = type(exc).__name__
+    for pid_file in (neo4j_home / "run" / "neo4j.pid", neo4j_home / "run" / "hmem-neo4j.pid"):
+        try:
+            pid = int(pid_file.read_text().strip())
+            status = Path(f"/proc/{pid}/status").read_text()
+        except (OSError, ValueError):
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                out["rss_bytes"] = int(line.split()[1]) * 1024
+                break
+        if "rss_bytes" in out:
+            break
+    return out
+
+
+def bytes_per_fact(before: dict[str, Any], after: dict[str, Any]) -> float | None:
+    if before.get("bytes") is None or after.get("bytes") is None:
+        return None
+    facts = int(after.get("facts", 0)) - int(before.get("facts", 0))
+    return (after["bytes"] - before["bytes"]) / facts if facts > 0 else None

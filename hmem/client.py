@@ -1,0 +1,648 @@
+"""``Client`` and ``AsyncClient``: the HTTP API with the surface of ``Memory``.
+
+An application that talks to a running hmem service writes the same calls it would
+write against an embedded ``Memory``: ``add``, ``job``, ``retry_job``, ``remember``,
+``search``, ``get``, ``history``, ``facts``, ``close``, ``restore``, ``erase``,
+``erase_user``, ``export``, ``audit``. Answers are
+the same models (``Fact``, ``WriteResult``, ...) and errors the same classes
+(``NotFoundError``, ``ConflictError``, ``PolicyRefusal`` ...), rebuilt from the
+service's problem+json. HTTP-only failures have their own branch under
+``HmemError``::
+
+    ApiError                     any other non-2xx answer (``status``, ``problem``)
+    ├── AuthenticationError      401: no key, or a malformed/unknown/revoked one
+    └── PermissionDeniedError    403: the key may not reach that user
+    ApiUnavailableError          (a RetryableError) the service cannot be reached
+
+``shutdown()`` (or ``with``) closes the connection pool; ``close`` closes a *fact*, as
+on ``Memory``. This module never imports FastAPI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+from urllib.parse import quote
+
+import httpx
+
+from hmem import errors
+from hmem.extract.policy import Message
+from hmem.ingest.pipeline import AddResult
+from hmem.models import (
+    Category,
+    EntityRef,
+    Fact,
+    FactHistory,
+    SupersedeReason,
+    UserExport,
+    WriteResult,
+)
+from hmem.recall.models import SearchResult
+
+__all__ = [
+    "ApiError",
+    "ApiUnavailableError",
+    "AsyncClient",
+    "AuthenticationError",
+    "Client",
+    "PermissionDeniedError",
+]
+
+T = TypeVar("T")
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+class ApiError(errors.HmemError):
+    """The service answered with an error that has no class of its own."""
+
+    def __init__(self, message: str, *, status: int = 0, problem: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.problem = problem or {}
+
+
+class AuthenticationError(ApiError):
+    """401: no API key, or a malformed, unknown or revoked one."""
+
+
+class PermissionDeniedError(ApiError):
+    """403: the key's tenant or user list does not include that user."""
+
+
+class ApiUnavailableError(errors.RetryableError):
+    """The service could not be reached or timed out; try again later."""
+
+
+_BY_NAME: dict[str, type[errors.HmemError]] = {
+    name: cls
+    for name in errors.__all__
+    if isinstance(cls := getattr(errors, name), type) and issubclass(cls, errors.HmemError)
+}
+
+
+def _raise_for(response: httpx.Response) -> None:
+    if response.is_success:
+        return
+    try:
+        problem = response.json()
+        if not isinstance(problem, dict):
+            problem = {}
+    except ValueError:
+        problem = {}
+    detail = str(problem.get("detail") or problem.get("title") or response.reason_phrase)
+    status = response.status_code
+    if status == 401:
+        raise AuthenticationError(detail, status=status, problem=problem)
+    if status == 403:
+        raise PermissionDeniedError(detail, status=status, problem=problem)
+    cls = _BY_NAME.get(str(problem.get("error")))
+    exc: errors.HmemError
+    if cls is errors.PolicyRefusal:
+        exc = errors.PolicyRefusal(str(problem.get("kind") or "unknown"), detail)
+    elif cls is not None:
+        exc = cls(detail)
+    else:
+        exc = ApiError(detail, status=status, problem=problem)
+    exc.status = status  # type: ignore[attr-defined]
+    raise exc
+
+
+def _when(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise errors.NaiveDatetimeError(f"naive datetime {value.isoformat()}: add a timezone")
+    return value.isoformat()
+
+
+def _seg(value: str) -> str:
+    return quote(value, safe="")
+
+
+@dataclass(frozen=True)
+class _Op(Generic[T]):
+    method: str
+    path: str
+    parse: Callable[[Any], T]
+    params: dict[str, Any] | None = None
+    body: dict[str, Any] | None = None
+
+
+def _user(user_id: str) -> str:
+    return f"/v1/users/{_seg(user_id)}"
+
+
+def _fact(user_id: str, fact_id: str) -> str:
+    return f"{_user(user_id)}/facts/{_seg(fact_id)}"
+
+
+def _drop_none(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None}
+
+
+class _Ops:
+    """What each call sends and how its answer is read; shared by both clients."""
+
+    @staticmethod
+    def remember(
+        text: str,
+        user_id: str,
+        category: Category | str,
+        importance: int,
+        observed_at: datetime | None,
+        valid_from: datetime | None,
+        valid_to: datetime | None,
+        entities: Sequence[EntityRef | str],
+        supersedes: Sequence[str],
+        reason: SupersedeReason | str,
+        relates: Sequence[str],
+        embedding: Sequence[float] | None,
+        source: str,
+        fact_id: str | None,
+    ) -> _Op[WriteResult]:
+        body = _drop_none(
+            {
+                "text": text,
+                "category": str(Category(category)),
+                "importance": importance,
+                "observed_at": _when(observed_at),
+                "valid_from": _when(valid_from),
+                "valid_to": _when(valid_to),
+                "entities": [
+                    e.model_dump() if isinstance(e, EntityRef) else str(e) for e in entities
+                ],
+                "supersedes": list(supersedes),
+                "reason": str(SupersedeReason(reason)),
+                "relates": list(relates),
+                "embedding": list(embedding) if embedding is not None else None,
+                "source": source,
+                "id": fact_id,
+            }
+        )
+        return _Op("POST", f"{_user(user_id)}/facts", WriteResult.model_validate, body=body)
+
+    @staticmethod
+    def facts(
+        user_id: str,
+        as_of: datetime | None,
+        as_of_event: datetime | None,
+        include_closed: bool,
+        limit: int,
+        offset: int,
+    ) -> _Op[list[Fact]]:
+        params = _drop_none(
+            {
+                "as_of": _when(as_of),
+                "as_of_event": _when(as_of_event),
+                "include_closed": "true" if include_closed else None,
+                "limit": limit,
+                "offset": offset,
+            }
+        )
+        return _Op(
+            "GET",
+            f"{_user(user_id)}/facts",
+            lambda d: [Fact.model_validate(f) for f in d["items"]],
+            params=params,
+        )
+
+    @staticmethod
+    def get(fact_id: str, user_id: str) -> _Op[Fact]:
+        return _Op("GET", _fact(user_id, fact_id), Fact.model_validate)
+
+    @staticmethod
+    def history(fact_id: str, user_id: str) -> _Op[FactHistory]:
+        return _Op("GET", f"{_fact(user_id, fact_id)}/history", FactHistory.model_validate)
+
+    @staticmethod
+    def close(
+        fact_id: str,
+        user_id: str,
+        at: datetime | None,
+        observed_at: datetime | None,
+        reason: SupersedeReason | str,
+    ) -> _Op[Fact]:
+        body = _drop_none(
+            {
+                "at": _when(at),
+                "observed_at": _when(observed_at),
+                "reason": str(SupersedeReason(reason)),
+            }
+        )
+        return _Op("POST", f"{_fact(user_id, fact_id)}/close", Fact.model_validate, body=body)
+
+    @staticmethod
+    def restore(fact_id: str, user_id: str) -> _Op[Fact]:
+        return _Op("POST", f"{_fact(user_id, fact_id)}/restore", Fact.model_validate)
+
+    @staticmethod
+    def erase(fact_id: str, user_id: str) -> _Op[dict[str, int]]:
+        return _Op("DELETE", _fact(user_id, fact_id), lambda d: dict(d["erased"]))
+
+    @staticmethod
+    def erase_user(user_id: str) -> _Op[dict[str, int]]:
+        return _Op("DELETE", _user(user_id), lambda d: dict(d["erased"]))
+
+    @staticmethod
+    def export(user_id: str) -> _Op[UserExport]:
+        return _Op("GET", f"{_user(user_id)}/export", UserExport.model_validate)
+
+    @staticmethod
+    def audit(user_id: str, limit: int) -> _Op[list[dict[str, Any]]]:
+        return _Op(
+            "GET",
+            f"{_user(user_id)}/audit",
+            lambda d: list(d["items"]),
+            params={"limit": limit},
+        )
+
+    @staticmethod
+    def add(
+        messages: str | Sequence[Message | dict[str, Any]],
+        user_id: str,
+        observed_at: datetime | None,
+        session_id: str | None,
+        background: bool,
+        idempotency_key: str | None,
+    ) -> _Op[AddResult]:
+        if isinstance(messages, str):
+            msgs: list[Any] = [{"role": "user", "content": messages}]
+        else:
+            msgs = [
+                m.model_dump(exclude_none=True) if isinstance(m, Message) else dict(m)
+                for m in messages
+            ]
+        body = _drop_none(
+            {
+                "messages": msgs,
+                "observed_at": _when(observed_at),
+                "session_id": session_id,
+                "background": background,
+                "idempotency_key": idempotency_key,
+            }
+        )
+        return _Op("POST", f"{_user(user_id)}/messages", AddResult.from_dict, body=body)
+
+    @staticmethod
+    def job(job_id: str, user_id: str, retry: bool = False) -> _Op[dict[str, Any]]:
+        path = f"{_user(user_id)}/jobs/{_seg(job_id)}" + ("/retry" if retry else "")
+        return _Op("POST" if retry else "GET", path, dict)
+
+    @staticmethod
+    def search(
+        query: str,
+        user_id: str,
+        k: int,
+        token_budget: int,
+        as_of: datetime | None,
+        as_of_event: datetime | None,
+    ) -> _Op[SearchResult]:
+        body = _drop_none(
+            {
+                "query": query,
+                "k": k,
+                "token_budget": token_budget,
+                "as_of": _when(as_of),
+                "as_of_event": _when(as_of_event),
+            }
+        )
+        return _Op("POST", f"{_user(user_id)}/search", SearchResult.model_validate, body=body)
+
+    @staticmethod
+    def profile(user_id: str, text: str | None = None) -> _Op[dict[str, Any] | None]:
+        if text is None:
+            return _Op("GET", f"{_user(user_id)}/profile", dict)
+        return _Op("PUT", f"{_user(user_id)}/profile", lambda d: None, body={"text": text})
+
+    @staticmethod
+    def health() -> _Op[dict[str, Any]]:
+        return _Op("GET", "/healthz", dict)
+
+    @staticmethod
+    def me() -> _Op[dict[str, Any]]:
+        return _Op("GET", "/v1/me", dict)
+
+
+def _headers(api_key: str, extra: dict[str, str] | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}", "User-Agent": "hmem-client", **(extra or {})}
+
+
+class Client:
+    """The hmem HTTP API, synchronously. ``transport`` is httpx's test seam."""
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        *,
+        api_key: str,
+        timeout: float = 30.0,
+        headers: dict[str, str] | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self._http = httpx.Client(
+            base_url=base_url,
+            headers=_headers(api_key, headers),
+            timeout=timeout,
+            transport=transport,
+        )
+
+    def _call(self, op: _Op[T]) -> T:
+        try:
+            response = self._http.request(op.method, op.path, params=op.params, json=op.body)
+        except httpx.TransportError as exc:
+            raise ApiUnavailableError(f"hmem API unreachable: {type(exc).__name__}") from exc
+        _raise_for(response)
+        return op.parse(response.json())
+
+    def shutdown(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.shutdown()
+
+    def remember(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        category: Category | str = Category.SEMANTIC,
+        importance: int = 5,
+        observed_at: datetime | None = None,
+        valid_from: datetime | None = None,
+        valid_to: datetime | None = None,
+        entities: Sequence[EntityRef | str] = (),
+        supersedes: Sequence[str] = (),
+        reason: SupersedeReason | str = SupersedeReason.CONTRADICTION,
+        relates: Sequence[str] = (),
+        embedding: Sequence[float] | None = None,
+        source: str = "api",
+        fact_id: str | None = None,
+    ) -> WriteResult:
+        return self._call(
+            _Ops.remember(
+                text, user_id, category, importance, observed_at, valid_from, valid_to,
+                entities, supersedes, reason, relates, embedding, source, fact_id,
+            )
+        )  # fmt: skip
+
+    def facts(
+        self,
+        *,
+        user_id: str,
+        as_of: datetime | None = None,
+        as_of_event: datetime | None = None,
+        include_closed: bool = False,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Fact]:
+        return self._call(_Ops.facts(user_id, as_of, as_of_event, include_closed, limit, offset))
+
+    def get(self, fact_id: str, *, user_id: str) -> Fact:
+        return self._call(_Ops.get(fact_id, user_id))
+
+    def history(self, fact_id: str, *, user_id: str) -> FactHistory:
+        return self._call(_Ops.history(fact_id, user_id))
+
+    def close(
+        self,
+        fact_id: str,
+        *,
+        user_id: str,
+        at: datetime | None = None,
+        observed_at: datetime | None = None,
+        reason: SupersedeReason | str = SupersedeReason.RETRACTION,
+    ) -> Fact:
+        return self._call(_Ops.close(fact_id, user_id, at, observed_at, reason))
+
+    def restore(self, fact_id: str, *, user_id: str) -> Fact:
+        return self._call(_Ops.restore(fact_id, user_id))
+
+    def erase(self, fact_id: str, *, user_id: str) -> dict[str, int]:
+        return self._call(_Ops.erase(fact_id, user_id))
+
+    def erase_user(self, user_id: str) -> dict[str, int]:
+        return self._call(_Ops.erase_user(user_id))
+
+    def export(self, user_id: str) -> UserExport:
+        return self._call(_Ops.export(user_id))
+
+    def audit(self, *, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        return self._call(_Ops.audit(user_id, limit))
+
+    def add(
+        self,
+        messages: str | Sequence[Message | dict[str, Any]],
+        *,
+        user_id: str,
+        observed_at: datetime | None = None,
+        session_id: str | None = None,
+        background: bool = False,
+        idempotency_key: str | None = None,
+    ) -> AddResult:
+        """Remember a chat session through the extractor; ``background=True`` returns
+        the queued job at once (poll it with ``job``)."""
+        return self._call(
+            _Ops.add(messages, user_id, observed_at, session_id, background, idempotency_key)
+        )
+
+    def job(self, job_id: str, *, user_id: str) -> dict[str, Any]:
+        """A session's job: status, attempts, result or error (never its text)."""
+        return self._call(_Ops.job(job_id, user_id))
+
+    def retry_job(self, job_id: str, *, user_id: str) -> dict[str, Any]:
+        return self._call(_Ops.job(job_id, user_id, retry=True))
+
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        k: int = 30,
+        token_budget: int = 4000,
+        as_of: datetime | None = None,
+        as_of_event: datetime | None = None,
+    ) -> SearchResult:
+        return self._call(_Ops.search(query, user_id, k, token_budget, as_of, as_of_event))
+
+    def profile(self, *, user_id: str) -> dict[str, Any] | None:
+        """The running profile (``text``, ``updated_at``), or None."""
+        try:
+            return self._call(_Ops.profile(user_id))
+        except errors.NotFoundError:
+            return None
+
+    def set_profile(self, text: str, *, user_id: str) -> None:
+        self._call(_Ops.profile(user_id, text))
+
+    def health(self) -> dict[str, Any]:
+        return self._call(_Ops.health())
+
+    def me(self) -> dict[str, Any]:
+        """The key's tenant and the users it may reach."""
+        return self._call(_Ops.me())
+
+
+class AsyncClient:
+    """The hmem HTTP API for asyncio frameworks; the same calls, awaited."""
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        *,
+        api_key: str,
+        timeout: float = 30.0,
+        headers: dict[str, str] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._http = httpx.AsyncClient(
+            base_url=base_url,
+            headers=_headers(api_key, headers),
+            timeout=timeout,
+            transport=transport,
+        )
+
+    async def _call(self, op: _Op[T]) -> T:
+        try:
+            response = await self._http.request(op.method, op.path, params=op.params, json=op.body)
+        except httpx.TransportError as exc:
+            raise ApiUnavailableError(f"hmem API unreachable: {type(exc).__name__}") from exc
+        _raise_for(response)
+        return op.parse(response.json())
+
+    async def shutdown(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.shutdown()
+
+    async def remember(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        category: Category | str = Category.SEMANTIC,
+        importance: int = 5,
+        observed_at: datetime | None = None,
+        valid_from: datetime | None = None,
+        valid_to: datetime | None = None,
+        entities: Sequence[EntityRef | str] = (),
+        supersedes: Sequence[str] = (),
+        reason: SupersedeReason | str = SupersedeReason.CONTRADICTION,
+        relates: Sequence[str] = (),
+        embedding: Sequence[float] | None = None,
+        source: str = "api",
+        fact_id: str | None = None,
+    ) -> WriteResult:
+        return await self._call(
+            _Ops.remember(
+                text, user_id, category, importance, observed_at, valid_from, valid_to,
+                entities, supersedes, reason, relates, embedding, source, fact_id,
+            )
+        )  # fmt: skip
+
+    async def facts(
+        self,
+        *,
+        user_id: str,
+        as_of: datetime | None = None,
+        as_of_event: datetime | None = None,
+        include_closed: bool = False,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Fact]:
+        return await self._call(
+            _Ops.facts(user_id, as_of, as_of_event, include_closed, limit, offset)
+        )
+
+    async def get(self, fact_id: str, *, user_id: str) -> Fact:
+        return await self._call(_Ops.get(fact_id, user_id))
+
+    async def history(self, fact_id: str, *, user_id: str) -> FactHistory:
+        return await self._call(_Ops.history(fact_id, user_id))
+
+    async def close(
+        self,
+        fact_id: str,
+        *,
+        user_id: str,
+        at: datetime | None = None,
+        observed_at: datetime | None = None,
+        reason: SupersedeReason | str = SupersedeReason.RETRACTION,
+    ) -> Fact:
+        return await self._call(_Ops.close(fact_id, user_id, at, observed_at, reason))
+
+    async def restore(self, fact_id: str, *, user_id: str) -> Fact:
+        return await self._call(_Ops.restore(fact_id, user_id))
+
+    async def erase(self, fact_id: str, *, user_id: str) -> dict[str, int]:
+        return await self._call(_Ops.erase(fact_id, user_id))
+
+    async def erase_user(self, user_id: str) -> dict[str, int]:
+        return await self._call(_Ops.erase_user(user_id))
+
+    async def export(self, user_id: str) -> UserExport:
+        return await self._call(_Ops.export(user_id))
+
+    async def audit(self, *, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        return await self._call(_Ops.audit(user_id, limit))
+
+    async def add(
+        self,
+        messages: str | Sequence[Message | dict[str, Any]],
+        *,
+        user_id: str,
+        observed_at: datetime | None = None,
+        session_id: str | None = None,
+        background: bool = False,
+        idempotency_key: str | None = None,
+    ) -> AddResult:
+        return await self._call(
+            _Ops.add(messages, user_id, observed_at, session_id, background, idempotency_key)
+        )
+
+    async def job(self, job_id: str, *, user_id: str) -> dict[str, Any]:
+        return await self._call(_Ops.job(job_id, user_id))
+
+    async def retry_job(self, job_id: str, *, user_id: str) -> dict[str, Any]:
+        return await self._call(_Ops.job(job_id, user_id, retry=True))
+
+    async def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        k: int = 30,
+        token_budget: int = 4000,
+        as_of: datetime | None = None,
+        as_of_event: datetime | None = None,
+    ) -> SearchResult:
+        return await self._call(_Ops.search(query, user_id, k, token_budget, as_of, as_of_event))
+
+    async def profile(self, *, user_id: str) -> dict[str, Any] | None:
+        try:
+            return await self._call(_Ops.profile(user_id))
+        except errors.NotFoundError:
+            return None
+
+    async def set_profile(self, text: str, *, user_id: str) -> None:
+        await self._call(_Ops.profile(user_id, text))
+
+    async def health(self) -> dict[str, Any]:
+        return await self._call(_Ops.health())
+
+    async def me(self) -> dict[str, Any]:
+        return await self._call(_Ops.me())

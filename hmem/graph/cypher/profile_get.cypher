@@ -1,0 +1,3 @@
+// params: user_id
+MATCH (p:Profile {user_id: $user_id})
+RETURN p.text AS text, p.updated_at AS updated_at

@@ -1,0 +1,85 @@
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, lucene, k_lexical, fetch_lexical, entities, k_entity
+// The read path's three candidate sources over ONE user's facts, in one round trip.
+// dense: 'exact' scans the user's own facts (vector.similarity.cosine through the
+// fact_user index): exact, and can never see another user's fact. 'index' asks the
+// global HNSW index for $fetch_dense neighbours and keeps this user's: the 5.26 index
+// cannot filter by user inside the index, so the caller falls back to 'exact' when it
+// returns fewer than $k_dense. 'none' skips dense (no embedder).
+// mode: 'current' (believed now, not ended), 'history' (everything that was once true:
+// current facts and closed ones with a non-empty world window), 'asof' (the windows),
+// 'asof_history' (already known / begun at the as_of times: the past of that moment,
+// never its future; the caller keeps as hits only what was believed / true then).
+// Scores are raw: cosine as (1 + cos) / 2, Lucene's, and the number of matched entities.
+// The 'size' row counts the user's facts: the caller picks the next search's strategy by it.
+CALL () {
+  WITH 1 AS go WHERE $dense = 'exact'
+  MATCH (f:Fact {user_id: $user_id})
+  WHERE f.embedding IS NOT NULL
+    AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
+      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
+      OR ($mode = 'asof_history'
+          AND ($as_of IS NULL OR f.known_from <= $as_of)
+          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
+      OR ($mode = 'asof'
+          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
+          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+  WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
+  ORDER BY score DESC, f.id
+  LIMIT $k_dense
+  RETURN f.id AS id, 'dense' AS source, score
+  UNION ALL
+  WITH 1 AS go WHERE $dense = 'index'
+  CALL db.index.vector.queryNodes('fact_embedding', $fetch_dense, $vector) YIELD node, score
+  WITH node AS f, score
+  WHERE f.user_id = $user_id
+    AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
+      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
+      OR ($mode = 'asof_history'
+          AND ($as_of IS NULL OR f.known_from <= $as_of)
+          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
+      OR ($mode = 'asof'
+          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
+          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+  WITH f, score
+  ORDER BY score DESC, f.id
+  LIMIT $k_dense
+  RETURN f.id AS id, 'dense' AS source, score
+  UNION ALL
+  WITH 1 AS go WHERE $lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $fetch_lexical}) YIELD node, score
+  WITH node AS f, score
+  WHERE f.user_id = $user_id
+    AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
+      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
+      OR ($mode = 'asof_history'
+          AND ($as_of IS NULL OR f.known_from <= $as_of)
+          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
+      OR ($mode = 'asof'
+          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
+          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+  WITH f, score
+  ORDER BY score DESC, f.id
+  LIMIT $k_lexical
+  RETURN f.id AS id, 'lexical' AS source, score
+  UNION ALL
+  WITH 1 AS go WHERE size($entities) > 0
+  MATCH (e:Entity {user_id: $user_id})
+  WHERE e.canonical IN $entities OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) IN $entities)
+  MATCH (f:Fact {user_id: $user_id})-[:MENTIONS]->(e)
+  WHERE (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
+      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
+      OR ($mode = 'asof_history'
+          AND ($as_of IS NULL OR f.known_from <= $as_of)
+          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
+      OR ($mode = 'asof'
+          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
+          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+  WITH f, count(DISTINCT e) AS matched
+  ORDER BY matched DESC, f.known_from DESC, f.id
+  LIMIT $k_entity
+  RETURN f.id AS id, 'entity' AS source, toFloat(matched) AS score
+  UNION ALL
+  MATCH (f:Fact {user_id: $user_id})
+  RETURN '' AS id, 'size' AS source, toFloat(count(f)) AS score
+}
+RETURN id, source, score

@@ -1,0 +1,59 @@
+"""Service-level reads that span users by design: readiness and aggregate gauges.
+
+They return counts and states only, never a user id or any text.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from neo4j import Driver
+
+from hmem.errors import HmemError
+from hmem.graph import catalog
+from hmem.graph._records import translate_errors
+from hmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, check_vector_index
+
+__all__ = ["memory_stats", "readiness"]
+
+
+def _run(driver: Driver, database: str, name: str, /, **params: Any) -> list[dict[str, Any]]:
+    stmt = catalog.statement(name)
+    with translate_errors():
+        records, _, _ = driver.execute_query(stmt.text, stmt.bind(params), database_=database)
+    return [r.data() for r in records]
+
+
+def readiness(driver: Driver, database: str, dim: int) -> dict[str, str]:
+    """``{"neo4j": ..., "schema": ...}``, each ``"ok"`` or a reason; never raises."""
+    checks = {"neo4j": "ok", "schema": "ok"}
+    try:
+        driver.verify_connectivity()
+    except Exception as exc:  # any driver failure means "not ready", with its class name
+        checks["neo4j"] = f"unreachable ({type(exc).__name__})"
+        checks["schema"] = "unknown"
+        return checks
+    try:
+        missing = []
+        if not check_vector_index(driver, database, dim):
+            missing.append(VECTOR_INDEX)
+        for index in (FULLTEXT_INDEX,):
+            rows = _run(driver, database, "schema_show_index", name=index)
+            if not rows:
+                missing.append(index)
+            elif rows[0].get("state") != "ONLINE":
+                missing.append(f"{index} ({rows[0].get('state')})")
+        if missing:
+            checks["schema"] = "missing: " + ", ".join(missing) + " (run `hmem init-schema`)"
+    except HmemError as exc:
+        checks["schema"] = f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # a driver error while inspecting: not ready
+        checks["schema"] = f"unknown ({type(exc).__name__})"
+    return checks
+
+
+def memory_stats(driver: Driver, database: str) -> dict[str, int]:
+    """How many users, current facts, and current facts per user (p50, p95, max)."""
+    [row] = _run(driver, database, "admin_memory_stats", now=datetime.now(UTC))
+    return {k: int(v) for k, v in row.items()}

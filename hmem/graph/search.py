@@ -1,0 +1,352 @@
+"""The Neo4j side of recall: candidates, the one-hop SUPERSEDES walk, touches, expiry.
+
+Everything here is scoped by ``user_id`` through the catalog. Scoring, packing and the
+context block are pure Python in ``hmem.recall``; this module only fetches.
+
+Dense search has two strategies, chosen per user by size (``exact_max_facts``):
+
+- ``exact``: ``vector.similarity.cosine`` over the user's own facts, found through the
+  ``fact_user`` index. Exact by construction and blind to other users.
+- ``index``: the global HNSW index (``db.index.vector.queryNodes``) with over-fetch,
+  post-filtered by user. Neo4j 5.26 cannot filter inside the index, so a user may get
+  fewer than k of their own facts; when that happens the exact scan runs instead. A
+  user therefore never gets fewer than k of their own facts and never another's.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from neo4j import Driver
+
+from hmem.graph import catalog
+from hmem.graph._records import check_user_id, native, to_fact, translate_errors
+from hmem.models import Fact, HistoryStep, SupersessionLink
+
+__all__ = [
+    "Candidate",
+    "CandidateSet",
+    "DenseStrategy",
+    "ExpandedFact",
+    "FactSearch",
+    "Retrieved",
+    "TemporalMode",
+]
+
+DenseStrategy = Literal["auto", "exact", "index", "none"]
+TemporalMode = Literal["current", "history", "asof", "asof_history"]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    id: str
+    source: Literal["dense", "lexical", "entity"]
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateSet:
+    """Raw candidates and how the dense part was found."""
+
+    rows: list[Candidate]
+    strategy: str  # exact | index | index+exact (fell back) | none
+    server_ms: float
+    round_trips: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExpandedFact:
+    """A fact with its one-hop neighbours: ``older`` it replaced, ``newer`` replaced it."""
+
+    fact: Fact
+    older: list[HistoryStep] = field(default_factory=list)
+    newer: list[HistoryStep] = field(default_factory=list)
+    related: list[tuple[str, str | None]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """Candidates and the expansion of the best ``keep`` of them (``FactSearch.retrieve``)."""
+
+    candidates: CandidateSet
+    expanded: list[ExpandedFact]
+
+
+def _server_ms(summary: Any) -> float:
+    after = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
+    return float(after)
+
+
+def _linked(rows: list[dict[str, Any]]) -> list[HistoryStep]:
+    out = []
+    for row in rows:
+        data = native(row)
+        fact = to_fact(data.pop("fact"))
+        out.append(HistoryStep(fact=fact, link=SupersessionLink.model_validate(data)))
+    return out
+
+
+def _expanded(row: dict[str, Any]) -> ExpandedFact:
+    return ExpandedFact(
+        fact=to_fact(row["fact"], row["entities"]),
+        older=_linked(row["older"]),
+        newer=_linked(row["newer"]),
+        related=[(x["id"], x["relation"]) for x in row["related"]],
+    )
+
+
+class FactSearch:
+    """Read-path queries over one Neo4j database."""
+
+    def __init__(
+        self,
+        driver: Driver,
+        *,
+        database: str = "neo4j",
+        exact_max_facts: int = 20_000,
+        index_overfetch: int = 20,
+        index_max_fetch: int = 5_000,
+        size_ttl_s: float = 60.0,
+    ) -> None:
+        """``exact_max_facts``: users with at most this many vectors are scanned exactly
+        (the measured crossover, see docs/retrieval.md); bigger users try the index with
+        ``k * index_overfetch`` neighbours (capped by ``index_max_fetch``) first."""
+        self._driver = driver
+        self._database = database
+        self.exact_max_facts = exact_max_facts
+        self.index_overfetch = index_overfetch
+        self.index_max_fetch = index_max_fetch
+        self._size_ttl_s = size_ttl_s
+        self._sizes: dict[str, tuple[float, int]] = {}
+        self._lock = threading.Lock()
+
+    def _query(
+        self, name: str, routing: Literal["r", "w"] = "r", **params: Any
+    ) -> tuple[list[Any], float]:
+        stmt = catalog.statement(name)
+        with translate_errors():
+            records, summary, _ = self._driver.execute_query(
+                stmt.text, stmt.bind(params), database_=self._database, routing_=routing
+            )
+        return [r.data() for r in records], _server_ms(summary)
+
+    # -- dense strategy -------------------------------------------------------------------
+    def _cached_size(self, user_id: str) -> int | None:
+        with self._lock:
+            cached = self._sizes.get(user_id)
+        if cached is not None and time.monotonic() - cached[0] < self._size_ttl_s:
+            return cached[1]
+        return None
+
+    def _remember_size(self, user_id: str, size: int) -> None:
+        with self._lock:
+            if len(self._sizes) > 100_000:
+                self._sizes.clear()
+            self._sizes[user_id] = (time.monotonic(), size)
+
+    def user_size(self, user_id: str) -> int:
+        """The user's number of facts with a vector, cached for ``size_ttl_s`` (it only
+        picks a strategy; correctness never depends on it)."""
+        user_id = check_user_id(user_id)
+        cached = self._cached_size(user_id)
+        if cached is not None:
+            return cached
+        rows, _ = self._query("search_user_size", user_id=user_id)
+        size = int(rows[0]["facts"])
+        self._remember_size(user_id, size)
+        return size
+
+    def choose(self, user_id: str) -> Literal["exact", "index"]:
+        return "exact" if self.user_size(user_id) <= self.exact_max_facts else "index"
+
+    # -- candidates -----------------------------------------------------------------------
+    def _dense(self, user_id: str, vector: Sequence[float] | None, strategy: DenseStrategy) -> str:
+        if vector is None:
+            return "none"
+        if strategy != "auto":
+            return strategy
+        # No extra round trip: the size comes back with every search and is cached;
+        # a user seen for the first time is scanned exactly (always correct).
+        known = self._cached_size(user_id)
+        return "index" if known is not None and known > self.exact_max_facts else "exact"
+
+    def _params(
+        self,
+        user_id: str,
+        vector: Sequence[float] | None,
+        lucene: str | None,
+        entity_grams: Sequence[str],
+        mode: TemporalMode,
+        now: datetime,
+        as_of: datetime | None,
+        as_of_event: datetime | None,
+        k_dense: int,
+        k_lexical: int,
+        k_entity: int,
+        fetch_lexical: int,
+    ) -> dict[str, Any]:
+        return {
+            "user_id": user_id,
+            "mode": mode,
+            "now": now,
+            "as_of": as_of,
+            "as_of_event": as_of_event,
+            "vector": list(vector) if vector is not None else [],
+            "k_dense": k_dense,
+            "fetch_dense": min(max(k_dense * self.index_overfetch, k_dense), self.index_max_fetch),
+            "lucene": lucene,
+            "k_lexical": k_lexical,
+            "fetch_lexical": fetch_lexical,
+            "entities": list(entity_grams),
+            "k_entity": k_entity,
+        }
+
+    def retrieve(
+        self,
+        user_id: str,
+        *,
+        vector: Sequence[float] | None,
+        lucene: str | None,
+        entity_grams: Sequence[str],
+        mode: TemporalMode,
+        now: datetime,
+        weights: tuple[float, float, float],
+        keep: int,
+        as_of: datetime | None = None,
+        as_of_event: datetime | None = None,
+        k_dense: int = 60,
+        k_lexical: int = 60,
+        k_entity: int = 60,
+        fetch_lexical: int = 1_000,
+        strategy: DenseStrategy = "auto",
+    ) -> Retrieved:
+        """``candidates`` and ``expand`` of the best ``keep`` in ONE round trip
+        (``search_recall.cypher``): the server ranks candidates by the first-pass hybrid
+        score with ``weights`` = (dense, lexical, entity), exactly as
+        ``hmem.recall.scoring`` does, and expands the best. Two trips only when the index
+        strategy finds fewer than ``k_dense`` of the user's facts (then the exact scan
+        answers, as in ``candidates``)."""
+        user_id = check_user_id(user_id)
+        dense = self._dense(user_id, vector, strategy)
+        base = self._params(
+            user_id, vector, lucene, entity_grams, mode, now, as_of, as_of_event,
+            k_dense, k_lexical, k_entity, fetch_lexical,
+        )  # fmt: skip
+        base.update(w_dense=weights[0], w_lexical=weights[1], w_entity=weights[2], keep=keep)
+        [row], server_ms = self._query("search_recall", dense=dense, **base)
+        trips, used = 1, dense
+        if dense == "index" and sum(1 for r in row["rows"] if r["source"] == "dense") < k_dense:
+            # Too few of the user's facts in the index's global top-N: the exact scan
+            # answers (lexical and entity candidates do not depend on it).
+            [row], more_ms = self._query("search_recall", **{**base, "dense": "exact"})
+            server_ms += more_ms
+            trips, used = 2, "index+exact"
+        rows: list[Candidate] = []
+        for r in row["rows"]:
+            if r["source"] == "size":
+                self._remember_size(user_id, int(r["score"]))
+            else:
+                rows.append(Candidate(r["id"], r["source"], float(r["score"])))
+        return Retrieved(
+            candidates=CandidateSet(
+                rows=rows, strategy=used, server_ms=server_ms, round_trips=trips
+            ),
+            expanded=[_expanded(e) for e in row["expanded"]],
+        )
+
+    def candidates(
+        self,
+        user_id: str,
+        *,
+        vector: Sequence[float] | None,
+        lucene: str | None,
+        entity_grams: Sequence[str],
+        mode: TemporalMode,
+        now: datetime,
+        as_of: datetime | None = None,
+        as_of_event: datetime | None = None,
+        k_dense: int = 60,
+        k_lexical: int = 60,
+        k_entity: int = 60,
+        fetch_lexical: int = 1_000,
+        strategy: DenseStrategy = "auto",
+        fallback: bool = True,
+    ) -> CandidateSet:
+        """Dense, lexical and entity candidates in one round trip (two when the index
+        strategy falls back to the exact scan; ``fallback=False`` only for measuring).
+        The read path uses ``retrieve`` (candidates and expansion together)."""
+        user_id = check_user_id(user_id)
+        dense = self._dense(user_id, vector, strategy)
+        base = self._params(
+            user_id, vector, lucene, entity_grams, mode, now, as_of, as_of_event,
+            k_dense, k_lexical, k_entity, fetch_lexical,
+        )  # fmt: skip
+        rows, server_ms = self._query("search_candidates", dense=dense, **base)
+        for row in rows:
+            if row["source"] == "size":
+                self._remember_size(user_id, int(row["score"]))
+        rows = [r for r in rows if r["source"] != "size"]
+        trips = 1
+        used = dense
+        if dense == "index" and fallback:
+            found = sum(1 for r in rows if r["source"] == "dense")
+            if found < k_dense:
+                # The index's global top-N held too few of this user's facts: the user may
+                # have more, so the exact scan answers (dense part only).
+                exact, more_ms = self._query(
+                    "search_candidates",
+                    **{**base, "dense": "exact", "lucene": None, "entities": []},
+                )
+                rows = [r for r in rows if r["source"] != "dense"] + [
+                    r for r in exact if r["source"] == "dense"
+                ]
+                server_ms += more_ms
+                trips += 1
+                used = "index+exact"
+        return CandidateSet(
+            rows=[Candidate(r["id"], r["source"], float(r["score"])) for r in rows],
+            strategy=used,
+            server_ms=server_ms,
+            round_trips=trips,
+        )
+
+    # -- the one-hop walk -----------------------------------------------------------------
+    def expand(self, user_id: str, ids: Sequence[str]) -> tuple[list[ExpandedFact], float]:
+        """The facts with their predecessors and successors (one SUPERSEDES hop each)."""
+        user_id = check_user_id(user_id)
+        if not ids:
+            return [], 0.0
+        rows, server_ms = self._query("search_expand", user_id=user_id, ids=list(ids))
+        return [_expanded(r) for r in rows], server_ms
+
+    # -- writes of the read path ----------------------------------------------------------
+    def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> int:
+        """Stamp ``last_used_at`` on recalled facts (run off the hot path)."""
+        user_id = check_user_id(user_id)
+        if not ids:
+            return 0
+        rows, _ = self._query("recall_touch", routing="w", user_id=user_id, ids=list(ids), at=at)
+        return int(rows[0]["touched"]) if rows else 0
+
+    def expire_episodic(self, user_id: str, *, cutoff: datetime, now: datetime) -> list[str]:
+        """Close (never erase) this user's episodic facts unused since ``cutoff``."""
+        user_id = check_user_id(user_id)
+        rows, _ = self._query(
+            "maintain_expire_episodic",
+            routing="w",
+            user_id=user_id,
+            cutoff=cutoff,
+            now=now,
+            audit_id=uuid.uuid4().hex,
+            detail=json.dumps({"cutoff": cutoff.isoformat(), "reason": "episodic_ttl"}),
+        )
+        with self._lock:
+            self._sizes.pop(user_id, None)
+        return sorted(rows[0]["ids"]) if rows else []

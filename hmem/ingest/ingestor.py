@@ -1,0 +1,224 @@
+"""Accepting sessions and running them: ``Ingestor.add`` and the background worker.
+
+``add`` applies the write policy, then accepts the session into the durable queue
+*before* any model is asked: from then on, no crash, Neo4j restart or model outage
+loses it. Synchronous mode runs the queue until this session is done; background mode
+returns at once with the job id.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from hmem.errors import (
+    HmemError,
+    ModelOutputError,
+    RetryableError,
+    TextTooLongError,
+    ValidationError,
+)
+from hmem.extract.policy import Message, apply_policy
+from hmem.graph._records import check_user_id
+from hmem.ingest.pipeline import AddResult, Pipeline
+from hmem.ingest.queue import Job, JobQueue
+from hmem.models import require_aware
+
+__all__ = ["Ingestor", "MessagesIn"]
+
+log = logging.getLogger("hmem.ingest")
+
+MessagesIn = str | Sequence[Message | dict[str, Any]]
+
+
+def to_messages(messages: MessagesIn) -> list[Message]:
+    if isinstance(messages, str):
+        return [Message(role="user", content=messages)]
+    out: list[Message] = []
+    for item in messages:
+        if isinstance(item, Message):
+            out.append(item)
+        elif isinstance(item, dict):
+            try:
+                out.append(Message.model_validate(item))
+            except Exception as exc:
+                raise ValidationError(f"bad message {len(out)}: {exc}") from None
+        else:
+            raise ValidationError(f"message {len(out)} must be a dict or a Message")
+    if not out:
+        raise ValidationError("a session needs at least one message")
+    return out
+
+
+class Ingestor:
+    """The write path's front door and its worker."""
+
+    def __init__(
+        self,
+        queue: JobQueue,
+        pipeline: Pipeline,
+        *,
+        max_session_chars: int = 50_000,
+        poll_s: float = 0.5,
+        sync_timeout_s: float = 600.0,
+    ) -> None:
+        self.queue = queue
+        self.pipeline = pipeline
+        self.max_session_chars = max_session_chars
+        self.poll_s = poll_s
+        self.sync_timeout_s = sync_timeout_s
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._listeners: list[Callable[[Job, AddResult], None]] = []
+
+    def add_listener(self, listener: Callable[[Job, AddResult], None]) -> None:
+        """Called after every session that completes, in whatever thread ran it (the
+        HTTP app counts its metrics here, for synchronous and background adds alike)."""
+        self._listeners.append(listener)
+
+    # -- accepting ----------------------------------------------------------------------
+    def submit(
+        self,
+        messages: MessagesIn,
+        *,
+        user_id: str,
+        observed_at: datetime | None = None,
+        session_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> tuple[Job, bool]:
+        user_id = check_user_id(user_id)
+        observed = require_aware(observed_at, "observed_at") or datetime.now(UTC)
+        msgs = to_messages(messages)
+        size = sum(len(m.content) for m in msgs)
+        if size > self.max_session_chars:
+            raise TextTooLongError(
+                f"the session has {size} characters; the limit is {self.max_session_chars}"
+            )
+        policy = apply_policy(msgs)
+        return self.queue.submit(
+            user_id=user_id,
+            observed_at=observed,
+            source_text=policy.source_text,
+            episode_text=policy.episode_text,
+            refused=policy.refused_kinds,
+            ignored=policy.ignored_messages,
+            session_id=session_id,
+            idempotency_key=idempotency_key,
+        )
+
+    def add(
+        self,
+        messages: MessagesIn,
+        *,
+        user_id: str,
+        observed_at: datetime | None = None,
+        session_id: str | None = None,
+        background: bool = False,
+        idempotency_key: str | None = None,
+    ) -> AddResult:
+        job, _ = self.submit(
+            messages,
+            user_id=user_id,
+            observed_at=observed_at,
+            session_id=session_id,
+            idempotency_key=idempotency_key,
+        )
+        if background:
+            return AddResult(job_id=job.id, status=job.status, refused=job.refused)
+        return self.wait_for(job.id)
+
+    def wait_for(self, job_id: str) -> AddResult:
+        """Run the queue (in this thread) until ``job_id`` is done; raise its error if it
+        fails. Earlier sessions of the same user run first."""
+        deadline = time.monotonic() + self.sync_timeout_s
+        while True:
+            job = self.queue.get(job_id)
+            if job.status == "done" and job.result is not None:
+                return AddResult.from_dict(job.result)
+            if job.status == "failed":
+                raise HmemError(f"session {job_id} failed: {job.error}")
+            claimed = self.queue.claim()
+            if claimed is not None:
+                self.run_job(claimed, reraise=claimed.id == job_id)
+                continue
+            if time.monotonic() > deadline:
+                raise HmemError(f"session {job_id} is still {job.status}; see job status")
+            time.sleep(self.poll_s)
+
+    # -- running ------------------------------------------------------------------------
+    def run_job(self, job: Job, *, reraise: bool = False) -> AddResult | None:
+        """Process one claimed job and record the outcome on it."""
+        try:
+            result = self.pipeline.process(
+                job, lambda extraction: self.queue.save_extraction(job.id, extraction)
+            )
+        except RetryableError as exc:
+            backoff = min(60.0, 2.0**job.attempts)
+            status = self.queue.release(job.id, _describe(exc), backoff_s=backoff)
+            log.warning("job %s: %s, now %s", job.id, type(exc).__name__, status)
+            if reraise:
+                raise
+            return None
+        except ModelOutputError as exc:
+            self.queue.fail(job.id, _describe(exc), raw_output=exc.raw)
+            log.warning("job %s failed: %s", job.id, type(exc).__name__)
+            if reraise:
+                raise
+            return None
+        except Exception as exc:
+            self.queue.fail(job.id, _describe(exc))
+            log.warning("job %s failed: %s", job.id, type(exc).__name__)
+            if reraise:
+                raise
+            return None
+        self.queue.complete(job.id, result.as_dict())
+        for listener in self._listeners:
+            try:
+                listener(job, result)
+            except Exception:  # an observer must never fail a finished session
+                log.exception("job listener failed")
+        return result
+
+    def run_pending(self, max_jobs: int | None = None) -> int:
+        """Process runnable jobs until none is left (or ``max_jobs``); returns how many."""
+        done = 0
+        while max_jobs is None or done < max_jobs:
+            job = self.queue.claim()
+            if job is None:
+                break
+            self.run_job(job)
+            done += 1
+        return done
+
+    def start(self) -> None:
+        """A background worker thread (one per process is plenty: the model is the wait)."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name="hmem-worker", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self.run_pending(max_jobs=1) == 0:
+                    self._stop.wait(self.poll_s)
+            except Exception:  # the loop must outlive any one job's surprise
+                log.exception("worker loop error")
+                self._stop.wait(self.poll_s)
+
+
+def _describe(exc: BaseException) -> str:
+    """Error text for the job record: the error kind and message, never memory text
+    (hmem's messages carry ids and counts only)."""
+    return f"{type(exc).__name__}: {exc}"[:500]

@@ -1,0 +1,301 @@
+"""A durable job queue for accepted sessions, in one SQLite file (stdlib, WAL).
+
+Why SQLite and not Neo4j: a session must be accepted even while Neo4j restarts, and
+nothing accepted may be lost. The queue holds only what the write policy let through
+(the user's allowed words) and the redacted episode: no secret is ever at rest here.
+
+Lifecycle of a job::
+
+    queued ──claim──► running ──► done
+       ▲                 │
+       │   retryable     ├──► queued (attempts+1, not before a backoff)
+       └─── retry() ◄────┴──► failed (model output unusable, auth, attempts exhausted)
+
+A worker that dies leaves its job ``running`` with an expired lease; the next claim
+takes it again. Jobs of one user run strictly in ``observed_at`` order, one at a time,
+so later facts close earlier ones. The extractor's answer is saved on the job before
+anything is written, so a re-run never pays for a second model call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hmem.errors import NotFoundError
+
+__all__ = ["Job", "JobQueue"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL,
+  session_id TEXT,
+  idempotency_key TEXT NOT NULL,
+  observed_at TEXT NOT NULL,
+  source_text TEXT NOT NULL,
+  episode_text TEXT NOT NULL,
+  refused TEXT NOT NULL,
+  ignored INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  not_before REAL NOT NULL DEFAULT 0,
+  lease_until REAL NOT NULL DEFAULT 0,
+  extraction TEXT,
+  result TEXT,
+  error TEXT,
+  raw_output TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (user_id, idempotency_key)
+);
+CREATE INDEX IF NOT EXISTS jobs_pick ON jobs (status, observed_at);
+CREATE INDEX IF NOT EXISTS jobs_user ON jobs (user_id, status, observed_at);
+"""
+
+_CLAIM = """
+SELECT id FROM jobs AS j
+WHERE ((j.status = 'queued' AND j.not_before <= :now)
+       OR (j.status = 'running' AND j.lease_until < :now))
+  AND NOT EXISTS (
+    SELECT 1 FROM jobs AS e
+    WHERE e.user_id = j.user_id AND e.id != j.id
+      AND (e.status = 'running' AND e.lease_until >= :now
+           OR (e.status IN ('queued', 'running')
+               AND (e.observed_at < j.observed_at
+                    OR (e.observed_at = j.observed_at AND e.created_at < j.created_at)))))
+ORDER BY j.observed_at, j.created_at
+LIMIT 1
+"""
+
+
+@dataclass(frozen=True)
+class Job:
+    id: str
+    user_id: str
+    session_id: str | None
+    observed_at: datetime
+    source_text: str
+    episode_text: str
+    refused: list[str]
+    ignored: int
+    status: str
+    attempts: int
+    extraction: dict[str, Any] | None
+    result: dict[str, Any] | None
+    error: str | None
+    created_at: datetime
+    updated_at: datetime
+
+    def public(self) -> dict[str, Any]:
+        """What a caller may see of a job: status and ids, never the text."""
+        return {
+            "id": self.id,
+            "user_id": self.user_id,
+            "session_id": self.session_id,
+            "observed_at": self.observed_at.isoformat(),
+            "status": self.status,
+            "attempts": self.attempts,
+            "result": self.result,
+            "error": self.error,
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+        }
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+class JobQueue:
+    """Jobs in one SQLite file; safe across threads and processes on one host."""
+
+    def __init__(self, path: Path | str, *, lease_s: float = 300.0, max_attempts: int = 5) -> None:
+        self.path = Path(path)
+        self.lease_s = lease_s
+        self.max_attempts = max_attempts
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._db() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA busy_timeout = 30000")
+        db.execute("PRAGMA synchronous = FULL")
+        try:
+            yield db
+        finally:
+            db.close()
+
+    # -- producing --------------------------------------------------------------------
+    def submit(
+        self,
+        *,
+        user_id: str,
+        observed_at: datetime,
+        source_text: str,
+        episode_text: str,
+        refused: list[str],
+        ignored: int,
+        session_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> tuple[Job, bool]:
+        """Accept a session durably. Returns (job, created); the same key (by default a
+        digest of session, time and text) returns the job already accepted."""
+        key = (
+            idempotency_key
+            or hashlib.sha256(
+                json.dumps([session_id, observed_at.isoformat(), episode_text]).encode()
+            ).hexdigest()
+        )
+        now = _now_iso()
+        job_id = uuid.uuid4().hex
+        with self._db() as db:
+            cur = db.execute(
+                "INSERT OR IGNORE INTO jobs (id, user_id, session_id, idempotency_key, "
+                "observed_at, source_text, episode_text, refused, ignored, status, "
+                "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?, 'queued', ?, ?)",
+                (
+                    job_id,
+                    user_id,
+                    session_id,
+                    key,
+                    observed_at.astimezone(UTC).isoformat(),
+                    source_text,
+                    episode_text,
+                    json.dumps(refused),
+                    ignored,
+                    now,
+                    now,
+                ),
+            )
+            created = cur.rowcount == 1
+            row = db.execute(
+                "SELECT * FROM jobs WHERE user_id = ? AND idempotency_key = ?", (user_id, key)
+            ).fetchone()
+        return _job(row), created
+
+    # -- consuming --------------------------------------------------------------------
+    def claim(self) -> Job | None:
+        """Take the next runnable job (the earliest of a user with nothing running)."""
+        now = time.time()
+        with self._db() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                row = db.execute(_CLAIM, {"now": now}).fetchone()
+                if row is None:
+                    db.execute("COMMIT")
+                    return None
+                db.execute(
+                    "UPDATE jobs SET status = 'running', lease_until = ?, "
+                    "attempts = attempts + 1, updated_at = ? WHERE id = ?",
+                    (now + self.lease_s, _now_iso(), row["id"]),
+                )
+                job = db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone()
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        return _job(job)
+
+    def save_extraction(self, job_id: str, extraction: dict[str, Any]) -> None:
+        self._update(job_id, extraction=json.dumps(extraction))
+
+    def complete(self, job_id: str, result: dict[str, Any]) -> None:
+        self._update(job_id, status="done", result=json.dumps(result), error=None, lease_until=0)
+
+    def fail(self, job_id: str, error: str, *, raw_output: str | None = None) -> None:
+        self._update(job_id, status="failed", error=error, raw_output=raw_output, lease_until=0)
+
+    def release(self, job_id: str, error: str, *, backoff_s: float) -> str:
+        """A transient failure: back to the queue after ``backoff_s``, or failed when the
+        attempts are used up. Returns the new status."""
+        job = self.get(job_id)
+        if job.attempts >= self.max_attempts:
+            self.fail(job_id, f"gave up after {job.attempts} attempts: {error}")
+            return "failed"
+        self._update(
+            job_id,
+            status="queued",
+            error=error,
+            not_before=time.time() + backoff_s,
+            lease_until=0,
+        )
+        return "queued"
+
+    def retry(self, job_id: str, user_id: str | None = None) -> Job:
+        """Put a failed job back in the queue (its saved extraction is dropped, so the
+        model is asked again)."""
+        job = self.get(job_id, user_id)
+        if job.status != "failed":
+            return job
+        self._update(job_id, status="queued", attempts=0, not_before=0, extraction=None, error=None)
+        return self.get(job_id)
+
+    def _update(self, job_id: str, **fields: Any) -> None:
+        fields["updated_at"] = _now_iso()
+        assignments = ", ".join(f"{name} = ?" for name in fields)  # names are ours
+        with self._db() as db:
+            db.execute(
+                f"UPDATE jobs SET {assignments} WHERE id = ?",  # noqa: S608
+                (*fields.values(), job_id),
+            )
+
+    # -- reading ----------------------------------------------------------------------
+    def get(self, job_id: str, user_id: str | None = None) -> Job:
+        with self._db() as db:
+            row = db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if row is None or (user_id is not None and row["user_id"] != user_id):
+            raise NotFoundError(f"no job {job_id!r} for this user")
+        return _job(row)
+
+    def counts(self) -> dict[str, int]:
+        with self._db() as db:
+            rows = db.execute("SELECT status, count(*) AS n FROM jobs GROUP BY status").fetchall()
+        return {r["status"]: r["n"] for r in rows}
+
+    def pending(self) -> int:
+        with self._db() as db:
+            row = db.execute(
+                "SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')"
+            ).fetchone()
+        return int(row["n"])
+
+    def purge_user(self, user_id: str) -> int:
+        """Real erasure reaches the queue too: the user's jobs and their text go."""
+        with self._db() as db:
+            cur = db.execute("DELETE FROM jobs WHERE user_id = ?", (user_id,))
+        return cur.rowcount
+
+
+def _job(row: sqlite3.Row) -> Job:
+    return Job(
+        id=row["id"],
+        user_id=row["user_id"],
+        session_id=row["session_id"],
+        observed_at=datetime.fromisoformat(row["observed_at"]),
+        source_text=row["source_text"],
+        episode_text=row["episode_text"],
+        refused=json.loads(row["refused"]),
+        ignored=row["ignored"],
+        status=row["status"],
+        attempts=row["attempts"],
+        extraction=json.loads(row["extraction"]) if row["extraction"] else None,
+        result=json.loads(row["result"]) if row["result"] else None,
+        error=row["error"],
+        created_at=datetime.fromisoformat(row["created_at"]),
+        updated_at=datetime.fromisoformat(row["updated_at"]),
+    )

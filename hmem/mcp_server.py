@@ -1,0 +1,144 @@
+"""An MCP server for agent hosts: ``remember``, ``recall``, ``history``, ``forget``.
+
+One server serves one user, fixed when it starts (``hmem mcp --user maya``): the model
+can never choose whose memory it reads. The backend is anything with ``Memory``'s
+surface: an embedded ``Memory`` (Neo4j directly) or a ``Client`` of a running hmem API
+(the API key's tenant and user list then apply too).
+
+``forget`` closes a fact (a retraction, or ``never_true`` for a mistake): it stops being
+believed, stays in history, and can be restored. A model never deletes; real erasure is
+a human's call through the API or ``hmem erase``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from hmem import __version__
+from hmem.errors import HmemError
+from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult
+from hmem.recall.models import SearchResult
+
+__all__ = ["MemoryBackend", "build_server", "format_fact"]
+
+INSTRUCTIONS = """\
+Long-term memory about the user. Call `recall` before answering anything personal.
+Call `remember` with one self-contained statement (real names, absolute dates) when the
+user tells you something worth keeping; pass `supersedes` with the ids of facts it
+replaces. Call `forget` when the user says a remembered fact is wrong or no longer true.
+Never store secrets (passwords, card numbers): they are refused anyway.
+"""
+
+
+class MemoryBackend(Protocol):
+    """The part of ``Memory`` (and ``Client``) the MCP tools use."""
+
+    def remember(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        entities: Sequence[Any] = ...,
+        supersedes: Sequence[str] = ...,
+        source: str = ...,
+    ) -> WriteResult: ...
+
+    def facts(self, *, user_id: str, limit: int = ...) -> list[Fact]: ...
+
+    def search(self, query: str, *, user_id: str) -> SearchResult: ...
+
+    def history(self, fact_id: str, *, user_id: str) -> FactHistory: ...
+
+    def close(self, fact_id: str, *, user_id: str, reason: Any = ...) -> Fact: ...
+
+
+def _day(value: datetime | None) -> str:
+    return f"{value:%Y-%m-%d}" if value else "…"
+
+
+def format_fact(fact: Fact) -> str:
+    """One line a model can read and cite: id, text, world window."""
+    until = f" until {_day(fact.valid_to)}" if fact.valid_to else ""
+    return f"[{fact.id}] {fact.text} (true since {_day(fact.valid_from)}{until})"
+
+
+def build_server(backend: MemoryBackend, *, user_id: str, recall_limit: int = 50) -> MCPServer:
+    """The MCP server bound to one user of ``backend``."""
+    server: MCPServer = MCPServer(name="hmem", version=__version__, instructions=INSTRUCTIONS)
+
+    def guard(exc: HmemError) -> ToolError:
+        return ToolError(f"{type(exc).__name__}: {exc}")
+
+    @server.tool(description="Remember one fact about the user (15-80 words, absolute dates).")
+    def remember(
+        text: str, supersedes: list[str] | None = None, entities: list[str] | None = None
+    ) -> str:
+        try:
+            result = backend.remember(
+                text,
+                user_id=user_id,
+                supersedes=supersedes or [],
+                entities=entities or [],
+                source="mcp",
+            )
+        except HmemError as exc:
+            raise guard(exc) from exc
+        if not result.added:
+            return "Already known; nothing new was stored."
+        replaced = f"; it replaces {', '.join(result.superseded)}" if result.superseded else ""
+        return f"Remembered as {result.added[0]}{replaced}."
+
+    @server.tool(
+        description="What is known about the user that answers `query` (no query: all "
+        "current facts). Replaced facts come with what replaced them."
+    )
+    def recall(query: str = "") -> str:
+        try:
+            if not query.strip():
+                facts = backend.facts(user_id=user_id, limit=recall_limit)
+                lines = [format_fact(f) for f in facts]
+            else:
+                found = backend.search(query, user_id=user_id)
+                lines = [
+                    format_fact(h.fact) + ("" if h.fact.known_to is None else " [replaced]")
+                    for h in found.hits
+                ]
+        except HmemError as exc:
+            raise guard(exc) from exc
+        return "\n".join(lines) if lines else "Nothing is remembered about that yet."
+
+    @server.tool(description="A fact with what it replaced and what replaced it, with dates.")
+    def history(fact_id: str) -> str:
+        try:
+            chain = backend.history(fact_id, user_id=user_id)
+        except HmemError as exc:
+            raise guard(exc) from exc
+        lines = [
+            f"before: {format_fact(s.fact)} — {s.link.reason} on {_day(s.link.at)}"
+            for s in chain.predecessors
+        ]
+        lines.append(f"this:   {format_fact(chain.fact)}")
+        lines += [
+            f"after:  {format_fact(s.fact)} — {s.link.reason} on {_day(s.link.at)}"
+            for s in chain.successors
+        ]
+        return "\n".join(lines)
+
+    @server.tool(
+        description="Stop believing a fact (it stays in history and can be restored). "
+        "never_true=True when it was a mistake rather than something that ended."
+    )
+    def forget(fact_id: str, never_true: bool = False) -> str:
+        reason = SupersedeReason.USER_EDIT if never_true else SupersedeReason.RETRACTION
+        try:
+            fact = backend.close(fact_id, user_id=user_id, reason=reason)
+        except HmemError as exc:
+            raise guard(exc) from exc
+        return f"Forgotten: {fact.id} is closed ({reason.value})."
+
+    return server

@@ -1,0 +1,483 @@
+"""``Recall``: the read path from question to context block, with no model on it.
+
+question ─► analyse (past cue, Lucene terms, entity grams) ─► [embed, reported apart]
+─► candidates (dense + lexical + entity, one round trip) ─► hybrid score
+─► expand the best (one SUPERSEDES hop each way) ─► history rule / belief view
+─► conflicts ─► pack by tokens ─► context ─► touch ``last_used_at`` in the background
+
+The history rule: when the question is about the past (see ``query.is_about_the_past``)
+and no ``as_of`` / ``as_of_event`` is given, candidates include closed facts that were
+once true, and every closed fact ranks as a hit with ``max(own score, score of the hit
+that replaced it) + history_boost``. So "where did Maya live before?" puts the closed
+London fact first, carrying its pointer to Paris.
+
+The current rule (the default): closed facts are candidates too, but only to hand their
+score to the current fact that replaced them (one hop, damped by ``inherit`` = 0.9):
+"where does Maya live?" matches "Maya lives in London" best, so Paris, which replaced
+it, ranks with (most of) that score, and
+London appears only in Paris's ``predecessors``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import UTC, datetime
+from typing import Protocol
+
+from hmem.errors import ValidationError
+from hmem.graph.search import DenseStrategy, ExpandedFact, FactSearch, TemporalMode
+from hmem.models import Fact, HistoryStep, require_aware
+from hmem.recall.context import header, pack
+from hmem.recall.models import Hit, SearchMode, SearchResult, SearchTimings
+from hmem.recall.query import analyse
+from hmem.recall.scoring import ScoreWeights, base_scores, weighted
+from hmem.recall.tokens import count_tokens
+
+__all__ = ["QueryEmbedder", "Recall"]
+
+log = logging.getLogger("hmem.recall")
+
+MAX_K = 500
+CONFLICT_RELATIONS = frozenset({"conflicts", "contradicts"})
+
+
+class QueryEmbedder(Protocol):
+    """What recall needs of an embedding client (``hmem.extract.EmbeddingClient`` fits)."""
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+def _once_true(fact: Fact) -> bool:
+    return fact.valid_to is None or fact.valid_to > fact.valid_from
+
+
+def _believed(fact: Fact, as_of: datetime) -> Fact:
+    """The fact as it stood at belief time ``as_of``: a close learned later is hidden."""
+    if fact.known_to is None or fact.known_to <= as_of:
+        return fact
+    return fact.model_copy(update={"known_to": None, "close_reason": None, "valid_to": None})
+
+
+class Recall:
+    """Hybrid, temporal recall over one ``FactSearch``."""
+
+    def __init__(
+        self,
+        search: FactSearch,
+        *,
+        weights: ScoreWeights | None = None,
+        embedder: QueryEmbedder | None = None,
+        touch: bool = True,
+    ) -> None:
+        self.search_backend = search
+        self.weights = weights or ScoreWeights()
+        self.embedder = embedder
+        self._touch = touch
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: list[Future[int]] = []
+
+    # -- background touches ---------------------------------------------------------------
+    def _touch_later(self, user_id: str, ids: list[str], at: datetime) -> None:
+        if not self._touch or not ids:
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hmem-touch")
+        future = self._pool.submit(self.search_backend.touch, user_id, ids, at)
+        future.add_done_callback(_log_failure)
+        self._pending = [f for f in self._pending if not f.done()] + [future]
+
+    def flush(self, timeout: float | None = 30.0) -> None:
+        """Wait for pending ``last_used_at`` updates (tests and shutdown)."""
+        for future in list(self._pending):
+            future.exception(timeout=timeout)
+        self._pending = []
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        self._pending = []
+
+    # -- the read path --------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        k: int = 30,
+        token_budget: int = 4000,
+        as_of: datetime | None = None,
+        as_of_event: datetime | None = None,
+        now: datetime | None = None,
+        vector: Sequence[float] | None = None,
+        strategy: DenseStrategy = "auto",
+    ) -> SearchResult:
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query must be a non-empty string")
+        if not 1 <= k <= MAX_K:
+            raise ValidationError(f"k must be 1..{MAX_K}")
+        if token_budget < 1:
+            raise ValidationError("token_budget must be positive")
+        require_aware(as_of, "as_of")
+        require_aware(as_of_event, "as_of_event")
+        now = require_aware(now, "now") or _utcnow()
+        analysis = analyse(query, now)
+        mode: SearchMode
+        graph_mode: TemporalMode
+        if as_of is not None or as_of_event is not None:
+            # Like the current rule, at that moment: what was replaced by then hands
+            # its score on to what replaced it; nothing later than the moment enters.
+            mode, graph_mode = "as_of", "asof_history"
+        elif analysis.about_the_past:
+            mode, graph_mode = "history", "history"
+        else:
+            # Replaced facts are candidates too: they hand their relevance to the fact
+            # that replaced them (see _forward_to_current), then leave the hit list.
+            mode, graph_mode = "current", "history"
+
+        notes: list[str] = []
+        embed_ms = 0.0
+        if vector is None and self.embedder is not None:
+            started = time.perf_counter()
+            [embedded] = self.embedder.embed([query])
+            vector = embedded
+            embed_ms = _ms(started)
+        weights = self.weights
+        if vector is None:
+            weights = weights.without_dense()
+            notes.append("no embedder: lexical + entity search only")
+        if mode == "history":
+            notes.append("question about the past: replaced facts rank as hits")
+
+        started = time.perf_counter()
+        reranks = True  # the history/forward rules and recency/importance reorder
+        keep_at_most = 2 * k if reranks else k
+        # One round trip: the server ranks the candidates by the same first-pass score
+        # (dense, lexical, entity; no recency/importance) and expands the best.
+        got = self.search_backend.retrieve(
+            user_id,
+            vector=vector,
+            lucene=analysis.lucene,
+            entity_grams=analysis.grams,
+            mode=graph_mode,
+            now=now,
+            weights=(weights.dense, weights.lexical, weights.entity),
+            keep=keep_at_most,
+            as_of=as_of,
+            as_of_event=as_of_event,
+            k_dense=max(2 * k, 20),
+            k_lexical=max(k, 20),
+            k_entity=max(2 * k, 20),
+            strategy=strategy,
+        )
+        candidates = got.candidates
+        candidates_ms = _ms(started)
+
+        started_scoring = time.perf_counter()
+        signals = base_scores((c.id, c.source, c.score) for c in candidates.rows)
+        sources: dict[str, list[str]] = {}
+        for c in candidates.rows:
+            sources.setdefault(c.id, []).append(c.source)
+        first = {fid: weighted(sig, weights, None, now)[0] for fid, sig in signals.items()}
+        keep = min(len(first), keep_at_most)
+        chosen = sorted(first, key=lambda fid: (-first[fid], fid))[:keep]
+        wanted = set(chosen)
+        # The same choice as the server's; whatever is not in it is ignored.
+        by_id = {e.fact.id: e for e in got.expanded if e.fact.id in wanted}
+        scoring_ms = _ms(started_scoring)
+
+        started = time.perf_counter()
+        trips = candidates.round_trips
+        expand_server_ms = 0.0
+        missing = [fid for fid in chosen if fid not in by_id]
+        if missing:  # the server chose otherwise (a float tie) or a fact was just erased
+            extra, expand_server_ms = self.search_backend.expand(user_id, missing)
+            by_id.update({e.fact.id: e for e in extra})
+            trips += 1
+        partners = {
+            other
+            for e in by_id.values()
+            for other, relation in e.related
+            if relation in CONFLICT_RELATIONS and other not in by_id
+        }
+        more_ms = 0.0
+        if partners:
+            extra, more_ms = self.search_backend.expand(user_id, sorted(partners))
+            by_id.update({e.fact.id: e for e in extra})
+            trips += 1
+        expand_ms = _ms(started)
+
+        started_scoring = time.perf_counter()
+        hits = self._score(by_id, chosen, signals, sources, weights, mode, now, as_of, as_of_event)
+        conflicts = self._conflicts(hits, by_id, as_of)
+        ranked = sorted(
+            hits.values(), key=lambda h: (-h.score, -h.fact.known_from.timestamp(), h.fact.id)
+        )
+        top = ranked[:k]
+        pairs = [(hits[a], hits[b]) for a, b in conflicts if a in hits and b in hits]
+        packed, context, tokens = pack(
+            top,
+            pairs,
+            budget=token_budget,
+            now=now,
+            title=header(mode, as_of, as_of_event),
+            count=count_tokens,
+        )
+        scoring_ms += _ms(started_scoring)
+        recall_ms = candidates_ms + expand_ms + scoring_ms
+        self._touch_later(user_id, [h.fact.id for h in packed], now)
+        return SearchResult(
+            query=query,
+            user_id=user_id,
+            hits=packed,
+            context=context,
+            tokens=tokens,
+            token_budget=token_budget,
+            mode=mode,
+            as_of=as_of,
+            as_of_event=as_of_event,
+            dense=vector is not None,
+            strategy=candidates.strategy,
+            candidates=len(signals),
+            dropped=len(ranked) - len(packed),
+            notes=notes,
+            timings=SearchTimings(
+                embed_ms=embed_ms,
+                candidates_ms=candidates_ms,
+                expand_ms=expand_ms,
+                scoring_ms=scoring_ms,
+                recall_ms=recall_ms,
+                server_ms=candidates.server_ms + expand_server_ms + more_ms,
+                round_trips=trips,
+            ),
+        )
+
+    # -- scoring and the history rule -----------------------------------------------------
+    def _score(
+        self,
+        by_id: dict[str, ExpandedFact],
+        chosen: list[str],
+        signals: dict[str, dict[str, float]],
+        sources: dict[str, list[str]],
+        weights: ScoreWeights,
+        mode: SearchMode,
+        now: datetime,
+        as_of: datetime | None,
+        as_of_event: datetime | None,
+    ) -> dict[str, Hit]:
+        def view(step_list: list[HistoryStep]) -> list[HistoryStep]:
+            if as_of is None:
+                return step_list
+            # Belief time: a link learned after as_of was not known then.
+            return [
+                HistoryStep(fact=_believed(s.fact, as_of), link=s.link)
+                for s in step_list
+                if s.link.at <= as_of
+            ]
+
+        hits: dict[str, Hit] = {}
+        for fid in chosen:
+            entry = by_id.get(fid)
+            if entry is None:  # erased between the two round trips
+                continue
+            score, parts, raw = weighted(signals.get(fid, {}), weights, entry.fact, now)
+            fact = _believed(entry.fact, as_of) if as_of is not None else entry.fact
+            hits[fid] = Hit(
+                fact=fact,
+                score=score,
+                parts=parts,
+                raw=raw,
+                sources=sorted(sources.get(fid, [])),
+                predecessors=view(entry.older),
+                successors=view(entry.newer),
+            )
+        if mode == "history":
+            self._promote_history(hits, by_id, signals, sources, weights, now)
+        else:
+
+            def in_view(fact: Fact) -> bool:
+                if mode == "current":
+                    return fact.current_at(now)
+                believed = as_of is None or (
+                    fact.known_from <= as_of and (fact.known_to is None or fact.known_to > as_of)
+                )
+                true_then = as_of_event is None or (
+                    fact.valid_from <= as_of_event
+                    and (fact.valid_to is None or fact.valid_to > as_of_event)
+                )
+                return believed and true_then
+
+            self._forward_to_current(hits, by_id, signals, sources, weights, now, in_view)
+            if as_of is not None:  # successors that inherited come unmasked: mask them
+                for fid, hit in list(hits.items()):
+                    hits[fid] = hit.model_copy(
+                        update={
+                            "fact": _believed(hit.fact, as_of),
+                            "predecessors": view(hit.predecessors),
+                            "successors": view(hit.successors),
+                        }
+                    )
+        # Conflict partners fetched for display ride on their partner's score.
+        for fid, entry in by_id.items():
+            if fid in hits:
+                continue
+            for other, relation in entry.related:
+                if relation in CONFLICT_RELATIONS and other in hits:
+                    score, parts, raw = weighted(signals.get(fid, {}), weights, entry.fact, now)
+                    inherited = max(0.0, hits[other].score - score)
+                    hits[fid] = Hit(
+                        fact=_believed(entry.fact, as_of) if as_of is not None else entry.fact,
+                        score=score + inherited,
+                        parts={**parts, "inherited": inherited},
+                        raw=raw,
+                        sources=sorted(sources.get(fid, [])),
+                        predecessors=view(entry.older),
+                        successors=view(entry.newer),
+                        promoted_by=other,
+                    )
+                    break
+        return hits
+
+    def _forward_to_current(
+        self,
+        hits: dict[str, Hit],
+        by_id: dict[str, ExpandedFact],
+        signals: dict[str, dict[str, float]],
+        sources: dict[str, list[str]],
+        weights: ScoreWeights,
+        now: datetime,
+        in_view: Callable[[Fact], bool],
+    ) -> None:
+        """Current mode (and as_of, at that moment): a replaced fact that matches the
+        question makes the fact that replaced it match ("where does Maya live?" ≈ "Maya
+        lives in London" → Paris).
+        The successor scores max(own, inherit × replaced one's): the factor (0.9) keeps a
+        short, generic old fact from lifting its successor over a direct match.
+        Replaced facts are not hits."""
+        for fid in [f for f, h in hits.items() if not in_view(by_id[f].fact)]:
+            old = hits.pop(fid)
+            for step in by_id[fid].newer:
+                new = step.fact
+                if not in_view(new):
+                    continue
+                held = hits.get(new.id)
+                if held is None:
+                    score, parts, raw = weighted(signals.get(new.id, {}), weights, new, now)
+                    entry = by_id.get(new.id)
+                    held = Hit(
+                        fact=new,
+                        score=score,
+                        parts=parts,
+                        raw=raw,
+                        sources=sorted(sources.get(new.id, [])),
+                        predecessors=entry.older
+                        if entry
+                        else [HistoryStep(fact=old.fact, link=step.link)],
+                        successors=entry.newer if entry else [],
+                    )
+                handed = weights.inherit * old.score
+                if handed > held.score:
+                    parts = dict(held.parts)
+                    parts["inherited"] = parts.get("inherited", 0.0) + handed - held.score
+                    held = held.model_copy(
+                        update={"score": handed, "parts": parts, "promoted_by": fid}
+                    )
+                hits[new.id] = held
+
+    def _promote_history(
+        self,
+        hits: dict[str, Hit],
+        by_id: dict[str, ExpandedFact],
+        signals: dict[str, dict[str, float]],
+        sources: dict[str, list[str]],
+        weights: ScoreWeights,
+        now: datetime,
+    ) -> None:
+        """Closed facts that were once true rank as hits: max(own, successor) + boost."""
+        best_successor: dict[str, tuple[float, Hit, HistoryStep]] = {}
+        for hit in list(hits.values()):
+            entry = by_id[hit.fact.id]
+            for step in entry.older:
+                old = step.fact
+                if old.known_to is None or not _once_true(old):
+                    continue
+                held = best_successor.get(old.id)
+                if held is None or hit.score > held[0]:
+                    best_successor[old.id] = (hit.score, hit, step)
+        closed_ids = {fid for fid, h in hits.items() if h.fact.known_to is not None}
+        for fid in closed_ids | set(best_successor):
+            current = hits.get(fid)
+            if current is not None and not _once_true(current.fact):
+                continue
+            inherited_from = best_successor.get(fid)
+            if current is not None:
+                own, parts, raw = current.score, dict(current.parts), dict(current.raw)
+            else:
+                assert inherited_from is not None
+                step = inherited_from[2]
+                own, parts, raw = weighted(signals.get(fid, {}), weights, step.fact, now)
+            inherited = 0.0
+            promoted_by = None
+            if inherited_from is not None and inherited_from[0] > own:
+                inherited = inherited_from[0] - own
+                promoted_by = inherited_from[1].fact.id
+            parts["inherited"] = inherited
+            parts["history"] = weights.history_boost
+            score = own + inherited + weights.history_boost
+            if current is not None:
+                hits[fid] = current.model_copy(
+                    update={"score": score, "parts": parts, "promoted_by": promoted_by}
+                )
+            else:
+                assert inherited_from is not None
+                successor, step = inherited_from[1], inherited_from[2]
+                hits[fid] = Hit(
+                    fact=step.fact,
+                    score=score,
+                    parts=parts,
+                    raw=raw,
+                    sources=sorted(sources.get(fid, [])),
+                    successors=[HistoryStep(fact=successor.fact, link=step.link)],
+                    promoted_by=promoted_by,
+                )
+
+    @staticmethod
+    def _conflicts(
+        hits: dict[str, Hit], by_id: dict[str, ExpandedFact], as_of: datetime | None
+    ) -> list[tuple[str, str]]:
+        """Pairs of standing hits linked as conflicting: shown as both statements."""
+        found: set[tuple[str, str]] = set()
+        for fid, hit in hits.items():
+            entry = by_id.get(fid)
+            if entry is None or hit.fact.known_to is not None:
+                continue
+            for other, relation in entry.related:
+                partner = hits.get(other)
+                if relation not in CONFLICT_RELATIONS or partner is None:
+                    continue
+                if partner.fact.known_to is not None:
+                    continue
+                pair = (fid, other) if fid < other else (other, fid)
+                found.add(pair)
+        conflicted = {i for pair in found for i in pair}
+        for fid in conflicted:
+            others = sorted({b if a == fid else a for a, b in found if fid in (a, b)})
+            hits[fid] = hits[fid].model_copy(update={"conflicts_with": others})
+        return sorted(found)
+
+
+def _log_failure(future: Future[int]) -> None:
+    exc = future.exception()
+    if exc is not None:
+        log.warning("could not update last_used_at: %s", exc)

@@ -1,0 +1,150 @@
+"""Reading the question without a model: past-tense cues, lexical terms, entity grams."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+__all__ = [
+    "QueryAnalysis",
+    "analyse",
+    "entity_grams",
+    "escape_lucene",
+    "is_about_the_past",
+    "lucene_query",
+    "stem",
+]
+
+# A question about the past makes closed facts (what used to be true) rank as hits.
+_PAST_PHRASES = re.compile(
+    r"\b(before|used to|use to|previous(?:ly)?|former(?:ly)?|earlier|original(?:ly)?|at first|"
+    r"last (?:year|month|week|time)|ago|prior|no longer|any ?more|back then|back in|"
+    r"in the past|history)\b",
+    re.IGNORECASE,
+)
+_IN_YEAR = re.compile(r"\b(?:in|during|back in|since|until)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+
+_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
+_LUCENE_OPERATORS = {"AND", "OR", "NOT", "TO"}
+_WORD = re.compile(r"\w+", re.UNICODE)
+_TOKEN = re.compile(r"[\w][\w'’.\-]*", re.UNICODE)
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each
+    few for from further had has have having he her here hers herself him himself his
+    how i if in into is it its itself just me more most my myself no nor not now of off
+    on once only or other our ours ourselves out over own same she should so some such
+    than that the their theirs them themselves then there these they this those through
+    to too under until up very was we were what when where which while who whom why
+    will with would you your yours yourself yourselves tell know remember still ever
+    """.split()  # noqa: SIM905  (a word list reads better as prose)
+)
+
+MAX_TERMS = 32
+MAX_GRAM = 4
+
+
+def is_about_the_past(question: str, now: datetime) -> bool:
+    """True for questions like "where did Maya live before?", "what did she do in 2019?".
+
+    The rule: a cue word or phrase (before, used/use to, previously, formerly, earlier,
+    originally, at first, last year/month/week, ago, prior, no longer, anymore, back
+    then/in, in the past, history), or a year before ``now``'s year after
+    in/during/since/until.
+    """
+    if _PAST_PHRASES.search(question):
+        return True
+    return any(int(y) < now.year for y in _IN_YEAR.findall(question))
+
+
+def escape_lucene(term: str) -> str:
+    """Escape Lucene query syntax so user text can never become an operator."""
+    escaped = _LUCENE_SPECIAL.sub(r"\\\1", term)
+    return escaped.lower() if escaped.upper() in _LUCENE_OPERATORS else escaped
+
+
+_SUFFIXES = ("ing", "ed", "es", "s", "ly")
+
+
+def stem(word: str) -> str:
+    """A light suffix strip for prefix matching: works/worked/working → work."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def lucene_query(question: str) -> str | None:
+    """An OR of the question's content words, each escaped, each also as a stem prefix
+    (``live`` finds "lives"); None when nothing is left.
+
+    Names (capitalised words after the first) are left to the entity signal when other
+    words remain: every fact of Maya's says "Maya", so the name would only add noise.
+    """
+    words = _WORD.findall(question)
+    content: list[str] = []
+    names: list[str] = []
+    for position, word in enumerate(words):
+        lower = word.casefold()
+        if len(lower) < 2 or lower in STOPWORDS or lower in content or lower in names:
+            continue
+        (names if position > 0 and word[:1].isupper() else content).append(lower)
+    terms = (content or names)[:MAX_TERMS]
+    if not terms:
+        return None
+    parts = []
+    for term in terms:
+        escaped = escape_lucene(term)
+        root = stem(term)
+        parts.append(f"{escaped} OR {escape_lucene(root)}*" if len(root) >= 3 else escaped)
+    return " OR ".join(parts)
+
+
+def _clean(token: str) -> str:
+    token = token.rstrip(".-'’")
+    for suffix in ("'s", "’s"):
+        if token.casefold().endswith(suffix):
+            token = token[: -len(suffix)]
+    return token
+
+
+def entity_grams(question: str) -> list[str]:
+    """Every 1–4 word span of the question in canonical form (casefolded, single
+    spaces), as a phrase matcher over the user's entity names and aliases needs them.
+
+    The server matches them against ``Entity.canonical`` and lower-cased aliases, so
+    matching is exact on words: "Maya's" matches Maya, "Berlin Marathon" matches the
+    two-word entity, "Mayan" does not match Maya.
+    """
+    tokens = [t for t in (_clean(t) for t in _TOKEN.findall(question)) if t]
+    grams: list[str] = []
+    seen: set[str] = set()
+    for size in range(1, MAX_GRAM + 1):
+        for start in range(len(tokens) - size + 1):
+            span = tokens[start : start + size]
+            if size == 1 and span[0].casefold() in STOPWORDS:
+                continue
+            phrase = " ".join(span)
+            for form in (phrase.casefold(), phrase.lower()):
+                if form not in seen:
+                    seen.add(form)
+                    grams.append(form)
+    return grams
+
+
+@dataclass(frozen=True, slots=True)
+class QueryAnalysis:
+    about_the_past: bool
+    lucene: str | None
+    grams: list[str]
+
+
+def analyse(question: str, now: datetime) -> QueryAnalysis:
+    return QueryAnalysis(
+        about_the_past=is_about_the_past(question, now),
+        lucene=lucene_query(question),
+        grams=entity_grams(question),
+    )

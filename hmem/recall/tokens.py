@@ -1,0 +1,38 @@
+"""An offline token counter: no download, no model, deterministic.
+
+tiktoken fetches its BPE tables from the internet at first use, which fails on
+machines without it, so hmem estimates instead. The estimate follows how GPT-style BPE
+splits text (cl100k/o200k): a common English word with its leading space is one
+token, long words split about every six letters, digits go in groups of three, each
+punctuation mark and each non-Latin character counts on its own. It is meant to
+over-count slightly (a budget must not be overrun), not to match one tokenizer
+exactly; tests/unit/test_recall_tokens.py pins its behaviour.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = ["count_tokens"]
+
+_PIECE = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]|\s+")
+_LATIN_WORD_CHARS = 6
+
+
+def count_tokens(text: str) -> int:
+    """Estimated tokens of ``text`` (0 for empty text)."""
+    total = 0
+    newline_runs = 0
+    for piece in _PIECE.findall(text):
+        first = piece[0]
+        if first.isspace():
+            newline_runs += piece.count("\n") > 0
+            continue
+        if first.isascii() and first.isalpha():
+            total += max(1, math.ceil(len(piece) / _LATIN_WORD_CHARS))
+        elif first.isdigit():
+            total += math.ceil(len(piece) / 3)
+        else:
+            total += 1
+    return total + newline_runs

@@ -1,0 +1,190 @@
+"""``hmem.Client`` / ``AsyncClient`` against a live server, the MCP tools, ops routes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+from mcp.server.mcpserver.exceptions import ToolError
+from neo4j import Driver
+
+from hmem import AsyncClient, Client, Config, ConflictError, Memory, NotFoundError, PolicyRefusal
+from hmem.client import ApiUnavailableError, AuthenticationError, PermissionDeniedError
+from hmem.mcp_server import build_server
+from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
+
+
+@pytest.fixture(scope="module")
+def server(
+    config: Config, memory: Memory, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
+    config = config.model_copy(
+        update={"queue_path": tmp_path_factory.mktemp("queue") / "queue.sqlite3"}
+    )
+    with live_server(config) as running:
+        yield running
+
+
+@pytest.fixture
+def tenant(driver: Driver, memory: Memory) -> Iterator[Tenant]:
+    with fresh_tenant(driver, memory) as t:
+        yield t
+
+
+def day(y: int, m: int, d: int) -> datetime:
+    return datetime(y, m, d, tzinfo=UTC)
+
+
+def test_client_has_memorys_surface_and_errors(server: LiveServer, tenant: Tenant) -> None:
+    maya = tenant.user("maya")
+    with Client(server.url, api_key=tenant.key) as client:
+        london = client.remember(
+            "Maya lives in London.", user_id=maya, observed_at=day(2025, 1, 14),
+            entities=["Maya", "London"],
+        )  # fmt: skip
+        paris = client.remember(
+            "Maya moved from London to Paris in March 2026.", user_id=maya,
+            observed_at=day(2026, 3, 2), valid_from=day(2026, 3, 1), supersedes=london.added,
+        )  # fmt: skip
+        [now] = client.facts(user_id=maya)
+        [then] = client.facts(user_id=maya, as_of_event=day(2026, 2, 1))
+        assert (now.text, then.text) == (
+            "Maya moved from London to Paris in March 2026.",
+            "Maya lives in London.",
+        )
+        assert now.user_id == maya
+        chain = client.history(paris.added[0], user_id=maya)
+        assert chain.predecessors[0].fact.id == london.added[0]
+        assert client.get(london.added[0], user_id=maya).close_reason == "contradiction"
+        with pytest.raises(ConflictError):
+            client.close(london.added[0], user_id=maya)
+        assert client.restore(london.added[0], user_id=maya).known_to is None
+        assert client.close(london.added[0], user_id=maya).close_reason == "retraction"
+        with pytest.raises(NotFoundError):
+            client.get("no-such-fact", user_id=maya)
+        with pytest.raises(PolicyRefusal) as refused:
+            client.remember("My password is hunter2-Blue-77!", user_id=maya)
+        assert refused.value.kind == "credential"
+        assert len(client.export(maya).facts) == 2
+        assert client.audit(user_id=maya)[0]["op"] == "close"
+        assert client.erase(paris.added[0], user_id=maya)["facts"] == 1
+        assert client.erase_user(maya)["facts"] == 1
+        assert client.health()["status"] == "ok"
+        assert client.me()["tenant"] == tenant.name
+        assert client.profile(user_id=maya) is None
+        client.set_profile("Maya lives in Paris and is vegetarian.", user_id=maya)
+        assert client.profile(user_id=maya)["text"].startswith("Maya lives in Paris")  # type: ignore[index]
+        with pytest.raises(PolicyRefusal):
+            client.set_profile("My password is hunter2-Blue-77!", user_id=maya)
+        client.erase_user(maya)
+        assert client.profile(user_id=maya) is None  # erasure takes the profile too
+    with (
+        Client(server.url, api_key="hmem_000000000000_" + "z" * 43) as bad,
+        pytest.raises(AuthenticationError),
+    ):
+        bad.facts(user_id=maya)
+    with (
+        Client(server.url, api_key=tenant.key_for("someone-else")) as narrow,
+        pytest.raises(PermissionDeniedError),
+    ):
+        narrow.facts(user_id=maya)
+    with (
+        Client("http://127.0.0.1:9", api_key=tenant.key, timeout=2) as down,
+        pytest.raises(ApiUnavailableError),
+    ):
+        down.health()
+
+
+def test_async_client(server: LiveServer, tenant: Tenant) -> None:
+    bob = tenant.user("bob")
+
+    async def story() -> None:
+        async with AsyncClient(server.url, api_key=tenant.key) as client:
+            first = await client.remember("Bob plays the cello.", user_id=bob)
+            results = await asyncio.gather(
+                *(client.remember(f"Bob visited city number {i}.", user_id=bob) for i in range(5))
+            )
+            assert all(r.added for r in results)
+            assert len(await client.facts(user_id=bob)) == 6
+            assert (await client.get(first.added[0], user_id=bob)).text == "Bob plays the cello."
+            with pytest.raises(NotFoundError):
+                await client.history("nope", user_id=bob)
+            assert (await client.erase_user(bob))["facts"] == 6
+
+    asyncio.run(story())
+
+
+def test_mcp_tools_over_the_client(server: LiveServer, tenant: Tenant) -> None:
+    sam = tenant.user("sam")
+    with Client(server.url, api_key=tenant.key) as client:
+        mcp = build_server(client, user_id=sam)
+
+        def call(name: str, **args: object) -> str:
+            result = asyncio.run(mcp.call_tool(name, dict(args)))
+            return "\n".join(c.text for c in result.content)  # type: ignore[union-attr]
+
+        tools = {t.name for t in asyncio.run(mcp.list_tools())}
+        assert tools == {"remember", "recall", "history", "forget"}
+        assert call("recall") == "Nothing is remembered about that yet."
+        first = call("remember", text="Sam lives in Oslo.", entities=["Sam", "Oslo"])
+        oslo = first.split()[2].rstrip(".")
+        call("remember", text="Sam has a dog called Rex.")
+        moved = call("remember", text="Sam moved from Oslo to Bergen in 2026.", supersedes=[oslo])
+        assert f"replaces {oslo}" in moved
+        recalled = call("recall", query="Where does Sam live? Bergen?")
+        assert "Oslo to Bergen" in recalled.splitlines()[0]
+        bergen = recalled.splitlines()[0][1:].split("]")[0]
+        assert "before: [" in call("history", fact_id=bergen)
+        assert "closed (retraction)" in call("forget", fact_id=bergen)
+        assert "Bergen" not in call("recall")
+        with pytest.raises(ToolError, match="NotFoundError"):
+            call("forget", fact_id="nope")
+        with pytest.raises(ToolError, match="PolicyRefusal"):
+            call("remember", text="My password is hunter2-Blue-77!")
+
+
+def test_health_readiness_docs_metrics(server: LiveServer, tenant: Tenant) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        assert http.get("/healthz").json()["status"] == "ok"
+        ready = http.get("/readyz")
+        assert ready.status_code == 200, ready.text
+        assert ready.json() == {"status": "ready", "checks": {"neo4j": "ok", "schema": "ok"}}
+        spec = http.get("/openapi.json").json()
+        assert "/v1/users/{user_id}/facts" in spec["paths"]
+        assert "HTTPBearer" in spec["components"]["securitySchemes"]
+        assert http.get("/docs").status_code == 200
+        bob = tenant.user("bob")
+        auth = {"Authorization": f"Bearer {tenant.key}"}
+        a = http.post(f"/v1/users/{bob}/facts", headers=auth, json={"text": "Bob likes tea."})
+        b = http.post(
+            f"/v1/users/{bob}/facts",
+            headers=auth,
+            json={"text": "Bob likes coffee now.", "supersedes": a.json()["added"]},
+        )
+        http.post(f"/v1/users/{bob}/facts/{a.json()['added'][0]}/restore", headers=auth)
+        http.post(
+            f"/v1/users/{bob}/facts",
+            headers=auth,
+            json={"text": "PIN is 4821, card 4111 1111 1111 1111"},
+        )
+        http.get(f"/v1/users/{bob}/facts", headers=auth)
+        http.delete(f"/v1/users/{bob}/facts/{b.json()['added'][0]}", headers=auth)
+        http.delete(f"/v1/users/{bob}", headers=auth)
+        metrics = http.get("/metrics").text
+    for dial in (
+        'hmem_write_ops_total{op="added"}',
+        'hmem_write_ops_total{op="superseded"}',
+        "hmem_memories_per_user{stat=",
+        "hmem_policy_refusals_total{kind=",
+        'hmem_supersessions_total{reason="contradiction"}',
+        "hmem_extraction_duration_seconds",
+        'hmem_read_duration_seconds_count{op="list"}',
+        'hmem_corrections_total{kind="restore"}',
+        'hmem_erasure_duration_seconds_count{scope="user"}',
+        'hmem_http_requests_total{method="POST",route="/v1/users/{user_id}/facts",status="201"}',
+    ):
+        assert dial in metrics, dial
+    assert bob not in metrics and tenant.name not in metrics

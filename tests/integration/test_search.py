@@ -1,0 +1,265 @@
+"""The read path on a real Neo4j with a real local embedding model."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+from click.testing import CliRunner
+from neo4j import Driver
+
+from hmem import Config, Memory, SupersedeReason
+from hmem.cli import main
+from hmem.demo import seed_demo
+from tests.integration._recall_fixtures import local_embedder
+
+
+def at(y: int, m: int, d: int) -> datetime:
+    return datetime(y, m, d, 9, 0, tzinfo=UTC)
+
+
+NOW = at(2026, 6, 1)
+
+
+@pytest.fixture(scope="module")
+def emem(config: Config, driver: Driver) -> Iterator[Memory]:
+    mem = Memory(config, driver=driver, embedder=local_embedder())
+    mem.init_schema()
+    yield mem
+    mem.recall.close()
+
+
+def ids(result: object) -> list[str]:
+    return [h.fact.id for h in result.hits]  # type: ignore[attr-defined]
+
+
+def test_where_did_maya_live_before(emem: Memory, user_id: str) -> None:
+    demo = seed_demo(emem, user_id)
+    result = emem.search("Where did Maya live before?", user_id=user_id, now=NOW)
+    assert result.mode == "history"
+    first = result.hits[0]
+    assert first.fact.id == demo.london
+    assert first.fact.known_to is not None  # the closed row
+    assert [s.fact.id for s in first.successors] == [demo.paris]
+    assert first.successors[0].link.reason is SupersedeReason.CONTRADICTION
+    assert (
+        "- Maya lives in London (2019-09-01 → 2026-03-01; replaced on 2026-03-02 by: "
+        "Maya moved from London to Paris in March 2026)"
+    ) in result.context
+
+
+def test_where_does_maya_live(emem: Memory, user_id: str) -> None:
+    demo = seed_demo(emem, user_id)
+    result = emem.search("Where does Maya live?", user_id=user_id, now=NOW)
+    assert result.mode == "current"
+    assert ids(result)[0] == demo.paris
+    assert demo.london not in ids(result)  # London only as history
+    paris = result.hits[0]
+    assert [p.fact.id for p in paris.predecessors] == [demo.london]
+    assert paris.predecessors[0].fact.valid_to == at(2026, 3, 1)
+    assert set(paris.parts) >= {"dense", "lexical", "entity"}
+    assert paris.score == pytest.approx(sum(paris.parts.values()))
+    assert "before: Maya lives in London (2019-09-01 → 2026-03-01)" in result.context
+    assert result.dense and result.strategy == "exact"
+    assert result.tokens <= result.token_budget
+    assert result.timings.round_trips == 1  # candidates and expansion together
+    assert result.timings.embed_ms > 0
+
+
+def test_time_travel_by_world_and_belief_time(emem: Memory, user_id: str) -> None:
+    demo = seed_demo(emem, user_id)
+    then = emem.search("Where does Maya live?", user_id=user_id, as_of_event=at(2025, 6, 1))
+    assert then.mode == "as_of"
+    assert ids(then)[0] == demo.london
+    assert demo.paris not in ids(then)
+    believed = emem.search("Where does Maya live?", user_id=user_id, as_of=at(2026, 3, 1))
+    assert ids(believed)[0] == demo.london
+    assert believed.hits[0].fact.known_to is None  # the move was not known yet
+    assert believed.hits[0].successors == []
+    assert "replaced" not in believed.context
+    assert all(h.fact.known_from <= at(2026, 3, 1) for h in believed.hits)
+
+
+def test_without_embedder_search_is_lexical_and_entity(memory: Memory, user_id: str) -> None:
+    demo = seed_demo(memory, user_id)
+    result = memory.search("Where does Maya live?", user_id=user_id, now=NOW)
+    assert not result.dense
+    assert result.strategy == "none"
+    assert "no embedder: lexical + entity search only" in result.notes
+    assert demo.paris in ids(result)
+    assert demo.london not in ids(result)
+    peanut = memory.search("peanut allergy", user_id=user_id, now=NOW)
+    assert ids(peanut)[0] == demo.peanut
+    assert peanut.hits[0].parts["dense"] == 0
+
+
+def test_search_never_crosses_users(emem: Memory, user_id: str, other_user: str) -> None:
+    mine = seed_demo(emem, user_id)
+    theirs = seed_demo(emem, other_user)
+    for strategy in ("exact", "index"):
+        result = emem.recall.search(
+            "Where does Maya live?", user_id=user_id, now=NOW, strategy=strategy
+        )  # type: ignore[arg-type]
+        assert {h.fact.user_id for h in result.hits} == {user_id}
+        assert theirs.paris not in ids(result)
+        assert mine.paris == ids(result)[0]
+    # the index returns fewer than k of this user's facts: the exact scan answers
+    assert result.strategy == "index+exact"
+
+
+def test_hostile_query_text_is_only_text(emem: Memory, user_id: str) -> None:
+    seed_demo(emem, user_id)
+    for query in ['maya") OR user_id:* AND text:*', "NOT AND OR ~ ^ [", "*", "\\"]:
+        result = emem.search(query, user_id=user_id, now=NOW)
+        assert {h.fact.user_id for h in result.hits} <= {user_id}
+
+
+def test_token_budget_packs_fewer_rows(emem: Memory, user_id: str) -> None:
+    seed_demo(emem, user_id)
+    small = emem.search("Tell me about Maya", user_id=user_id, now=NOW, token_budget=60)
+    assert small.tokens <= 60
+    assert 0 < len(small.hits) < 5
+    assert small.dropped > 0
+
+
+def test_recall_updates_last_used_at_off_the_hot_path(emem: Memory, user_id: str) -> None:
+    demo = seed_demo(emem, user_id)
+    result = emem.search("Does Maya have a cat?", user_id=user_id, now=NOW, k=2)
+    emem.recall.flush()
+    for hit in result.hits:
+        assert emem.get(hit.fact.id, user_id=user_id).last_used_at == NOW
+    assert emem.get(demo.peanut, user_id=user_id).last_used_at is None or demo.peanut in ids(result)
+
+
+def test_maintain_closes_unused_episodic_facts(emem: Memory, user_id: str) -> None:
+    old = emem.remember(
+        "Maya has a dentist appointment on 2026-01-10.",
+        user_id=user_id,
+        category="episodic",
+        observed_at=at(2026, 1, 2),
+        valid_from=at(2026, 1, 10),
+    ).added[0]
+    used = emem.remember(
+        "Maya is going to a concert with Ana on 2026-02-01.",
+        user_id=user_id,
+        category="episodic",
+        observed_at=at(2026, 1, 3),
+    ).added[0]
+    keep = emem.remember("Maya is vegetarian.", user_id=user_id, observed_at=at(2025, 1, 1)).added[
+        0
+    ]
+    emem.search("concert with Ana", user_id=user_id, now=at(2026, 5, 1), k=1)
+    report = emem.maintain(user_id=user_id, now=at(2026, 6, 1))
+    assert report.expired == [old]  # used on 1 May: not expired; semantic: never
+    current = {f.id for f in emem.facts(user_id=user_id)}
+    assert current == {used, keep}
+    closed = emem.get(old, user_id=user_id)
+    assert closed.known_to == at(2026, 6, 1)
+    assert closed.valid_to is None  # closed in belief time, not erased, world window kept
+    assert old in {f.id for f in emem.facts(user_id=user_id, as_of_event=at(2026, 3, 1))}
+    assert any(e["op"] == "expire" for e in emem.audit(user_id=user_id))
+    assert emem.maintain(user_id=user_id, now=at(2026, 6, 1)).expired == []
+
+
+def test_unresolved_conflict_shows_both_statements(
+    emem: Memory, user_id: str, driver: Driver
+) -> None:
+    ana = emem.remember(
+        "Maya's sister is called Ana.", user_id=user_id, observed_at=at(2025, 3, 1)
+    ).added[0]
+    eva = emem.remember(
+        "Maya's sister is called Eva.",
+        user_id=user_id,
+        observed_at=at(2026, 2, 1),
+        relates=[ana],
+    ).added[0]
+    # The write path marks an unresolved contradiction as a RELATES edge with relation
+    # 'conflicts' (test-side Cypher: hmem has no public call for it yet).
+    driver.execute_query(
+        "MATCH (a:Fact {user_id: $u, id: $a})-[r:RELATES]->(b:Fact {user_id: $u, id: $b}) "
+        "SET r.relation = 'conflicts'",
+        u=user_id,
+        a=eva,
+        b=ana,
+    )
+    result = emem.search("What is the name of Maya's sister?", user_id=user_id, now=NOW)
+    assert set(ids(result)[:2]) == {ana, eva}
+    assert result.hits[0].conflicts_with
+    assert (
+        "Unresolved conflict, both stated: Maya's sister is called Ana (since 2025-03-01) vs "
+        "Maya's sister is called Eva (since 2026-02-01)"
+    ) in result.context or (
+        "Unresolved conflict, both stated: Maya's sister is called Eva (since 2026-02-01) vs "
+        "Maya's sister is called Ana (since 2025-03-01)"
+    ) in result.context
+
+
+def test_cli_search_and_maintain(
+    emem: Memory, user_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed_demo(emem, user_id)
+    runner = CliRunner()
+    out = runner.invoke(main, ["search", "--user", user_id, "--explain", "Where does Maya live"])
+    assert out.exit_code == 0, out.output
+    assert "Paris" in out.output
+    assert "lexical" in out.output
+    out = runner.invoke(main, ["search", "--user", user_id, "--json", "Maya"])
+    assert out.exit_code == 0, out.output
+    assert '"context"' in out.output
+    out = runner.invoke(main, ["maintain", "--user", user_id, "--now", "2026-06-01T00:00:00Z"])
+    assert out.exit_code == 0, out.output
+    assert "expired" in out.output
+
+
+def test_fresh_user_is_empty(emem: Memory) -> None:
+    result = emem.search("anything at all", user_id=f"nobody-{uuid.uuid4().hex[:8]}")
+    assert result.hits == []
+    assert result.context == ""
+    assert result.tokens == 0
+
+
+def test_one_trip_expands_exactly_what_python_scoring_chooses(emem: Memory, user_id: str) -> None:
+    """search_recall.cypher ranks candidates server-side by the first-pass score; the
+    choice must be the one hmem.recall.scoring makes from the same candidates."""
+    from hmem.recall.query import analyse
+    from hmem.recall.scoring import base_scores, weighted
+
+    seed_demo(emem, user_id)
+    backend = emem.recall.search_backend
+    weights = emem.recall.weights
+    question = "Where does Maya live and what does she eat?"
+    analysis = analyse(question, NOW)
+    assert emem.recall.embedder is not None
+    [vector] = emem.recall.embedder.embed([question])
+    common = {
+        "vector": vector,
+        "lucene": analysis.lucene,
+        "entity_grams": analysis.grams,
+        "mode": "history",
+        "now": NOW,
+        "k_dense": 20,
+        "k_lexical": 20,
+        "k_entity": 20,
+    }
+    found = backend.candidates(user_id, **common)  # type: ignore[arg-type]
+    signals = base_scores((c.id, c.source, c.score) for c in found.rows)
+    first = {fid: weighted(sig, weights, None, NOW)[0] for fid, sig in signals.items()}
+    for keep in (1, 3, len(first)):
+        got = backend.retrieve(
+            user_id,
+            weights=(weights.dense, weights.lexical, weights.entity),
+            keep=keep,
+            **common,  # type: ignore[arg-type]
+        )
+        assert sorted((c.id, c.source, c.score) for c in got.candidates.rows) == sorted(
+            (c.id, c.source, c.score) for c in found.rows
+        )
+        chosen = sorted(first, key=lambda fid: (-first[fid], fid))[:keep]
+        assert sorted(e.fact.id for e in got.expanded) == sorted(chosen)
+        expanded, _ = backend.expand(user_id, chosen)
+        assert sorted(got.expanded, key=lambda e: e.fact.id) == sorted(
+            expanded, key=lambda e: e.fact.id
+        )
+    assert len(first) > 3  # the choice was a real one

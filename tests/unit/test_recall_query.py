@@ -1,0 +1,69 @@
+"""Reading the question: past cues, Lucene escaping, entity grams."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from hmem.recall.query import analyse, entity_grams, escape_lucene, is_about_the_past, lucene_query
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "past"),
+    [
+        ("Where did Maya live before?", True),
+        ("Where did Maya use to work? She used to work at Acme.", True),
+        ("What was her previous job?", True),
+        ("Where did she work previously?", True),
+        ("Who was formerly her manager?", True),
+        ("What did Maya eat earlier this year?", True),
+        ("Where did Maya live in 2019?", True),
+        ("What was Maya doing last year?", True),
+        ("Where does Maya live?", False),
+        ("Is Maya vegetarian?", False),
+        ("What is Maya doing in September 2026?", False),
+        ("How old is Maya's cat?", False),
+        ("When is the dentist appointment in 2027?", False),
+    ],
+)
+def test_past_cues(question: str, past: bool) -> None:
+    assert is_about_the_past(question, NOW) is past
+
+
+def test_lucene_syntax_is_escaped() -> None:
+    assert escape_lucene('a+b-c!(d){e}[f]^g"h~i*j?k:l\\m/n') == (
+        'a\\+b\\-c\\!\\(d\\)\\{e\\}\\[f\\]\\^g\\"h\\~i\\*j\\?k\\:l\\\\m\\/n'
+    )
+    assert escape_lucene("x && y || z") == "x \\&& y \\|| z"
+    assert escape_lucene("AND") == "and"
+
+
+def test_lucene_query_drops_stopwords_and_operators() -> None:
+    assert lucene_query("Where does Maya live?") == "live OR live*"  # the name is entity's
+    assert lucene_query("Maya") == "maya OR maya*"
+    assert lucene_query("Is Maya working?") == "working OR work*"
+    assert lucene_query('NOT (title:"x") OR *') == "title OR title*"
+    assert lucene_query("what is it?") is None
+    hostile = lucene_query('maya") OR user_id:other AND text:*')
+    assert hostile is not None
+    assert ":" not in hostile.replace("\\:", "")
+    assert '"' not in hostile
+
+
+def test_entity_grams_are_canonical_spans() -> None:
+    grams = entity_grams("Is Maya's Berlin  Marathon still on?")
+    assert "maya" in grams
+    assert "berlin marathon" in grams
+    assert "is" not in grams  # a stopword alone is never an entity
+    assert "maya berlin marathon" in grams
+    assert all(g == g.strip() and "  " not in g for g in grams)
+
+
+def test_analyse_bundles_everything() -> None:
+    analysis = analyse("Where did Maya live before?", NOW)
+    assert analysis.about_the_past
+    assert analysis.lucene == "live OR live*"
+    assert "maya" in analysis.grams
