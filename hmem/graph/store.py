@@ -8,15 +8,12 @@ Nothing here deletes on a model's word: supersession closes, erasure is separate
 
 from __future__ import annotations
 
-import hashlib
-import json
-import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from neo4j import Driver, ManagedTransaction
+from neo4j import ManagedTransaction
 
 from hmem._text import fact_hash
 from hmem.errors import (
@@ -27,33 +24,21 @@ from hmem.errors import (
     TextTooLongError,
     ValidationError,
 )
-from hmem.graph import catalog
-from hmem.graph._records import check_user_id, native, to_fact, translate_errors
-from hmem.graph.schema import apply_schema
+from hmem.graph._base import new_id
+from hmem.graph._records import check_user_id, native, to_fact
+from hmem.graph.userdata import UserData
 from hmem.models import (
-    Entity,
-    Episode,
     Fact,
     FactDraft,
     FactHistory,
     HistoryStep,
     SupersedeReason,
     SupersessionLink,
-    UserExport,
     WriteResult,
     require_aware,
 )
 
 __all__ = ["EpisodeDraft", "GraphStore"]
-
-_ERASE_STATEMENTS = (
-    "user_erase_facts",
-    "user_erase_entities",
-    "user_erase_episodes",
-    "user_erase_audit",
-    "user_erase_profile",
-    "user_erase_root",
-)
 
 
 @dataclass(frozen=True)
@@ -67,60 +52,11 @@ class EpisodeDraft:
     id: str | None = None
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
+class GraphStore(UserData):
+    """hmem's facts, entities, episodes and their edges in one Neo4j database: writes
+    (with supersession), reads of single facts, histories and lists, and (from
+    ``UserData``) export and erasure."""
 
-
-def _new_id() -> str:
-    return uuid.uuid4().hex
-
-
-class GraphStore:
-    """hmem's facts, entities, episodes and their edges in one Neo4j database."""
-
-    def __init__(
-        self,
-        driver: Driver,
-        *,
-        database: str = "neo4j",
-        embedding_dim: int = 384,
-        max_fact_chars: int = 2000,
-        max_entities_per_fact: int = 32,
-        clock: Callable[[], datetime] = _utcnow,
-    ) -> None:
-        self._driver = driver
-        self._database = database
-        self.embedding_dim = embedding_dim
-        self.max_fact_chars = max_fact_chars
-        self.max_entities_per_fact = max_entities_per_fact
-        self._clock = clock
-
-    # -- plumbing -----------------------------------------------------------------------
-    def ensure_schema(self) -> None:
-        with translate_errors():
-            apply_schema(self._driver, self._database, self.embedding_dim)
-
-    def _now(self, value: datetime | None = None, name: str = "now") -> datetime:
-        return require_aware(value, name) or self._clock()
-
-    @staticmethod
-    def _run(tx: ManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
-        stmt = catalog.statement(name)
-        return [r.data() for r in tx.run(stmt.text, stmt.bind(params))]
-
-    def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        stmt = catalog.statement(name)
-        with translate_errors():
-            records, _, _ = self._driver.execute_query(
-                stmt.text, stmt.bind(params), database_=self._database, routing_="r"
-            )
-        return [r.data() for r in records]
-
-    def _write(self, work: Callable[[ManagedTransaction], Any]) -> Any:
-        with translate_errors(), self._driver.session(database=self._database) as session:
-            return session.execute_write(work)
-
-    # -- writes -------------------------------------------------------------------------
     def _check_draft(self, draft: FactDraft) -> None:
         if len(draft.text) > self.max_fact_chars:
             raise TextTooLongError(
@@ -174,7 +110,7 @@ class GraphStore:
             rows.append(
                 {
                     "draft": draft,
-                    "id": draft.id or _new_id(),
+                    "id": draft.id or new_id(),
                     "hash": digest,
                     "known_from": known_from,
                     "valid_from": valid_from,
@@ -296,7 +232,7 @@ class GraphStore:
         mentions = [
             {
                 "fact_id": r["id"],
-                "entity_id": _new_id(),
+                "entity_id": new_id(),
                 "name": e.name,
                 "canonical": e.canonical,
                 "type": e.type,
@@ -327,7 +263,7 @@ class GraphStore:
             self._run(tx, "fact_corroborate", user_id=user_id, ids=merges)
         added = [r["id"] for r in fresh]
         if episode is not None:
-            episode_id = episode.id or _new_id()
+            episode_id = episode.id or new_id()
             self._run(
                 tx,
                 "episode_merge",
@@ -357,25 +293,6 @@ class GraphStore:
             superseded=sorted(closes),
             related=[(p["a"], p["b"]) for p in pairs],
             skipped=skipped,
-        )
-
-    def _audit(
-        self,
-        tx: ManagedTransaction,
-        user_id: str,
-        op: str,
-        fact_ids: list[str],
-        detail: dict[str, Any],
-    ) -> None:
-        self._run(
-            tx,
-            "audit_record",
-            user_id=user_id,
-            id=_new_id(),
-            at=self._clock(),
-            op=op,
-            fact_ids=fact_ids,
-            detail=json.dumps(detail, default=str, sort_keys=True),
         )
 
     def corroborate(self, user_id: str, fact_ids: Sequence[str]) -> list[str]:
@@ -461,7 +378,6 @@ class GraphStore:
         self._write(work)
         return self.get(user_id, fact_id)
 
-    # -- reads --------------------------------------------------------------------------
     def neighbours(
         self, user_id: str, vector: Sequence[float] | None, k: int = 10
     ) -> list[dict[str, Any]]:
@@ -486,12 +402,6 @@ class GraphStore:
         if not rows:
             return None
         return sorted(rows[0]["fact_ids"])
-
-    def _get_tx(self, tx: ManagedTransaction, user_id: str, fact_id: str) -> Fact:
-        rows = self._run(tx, "fact_get", user_id=user_id, fact_id=fact_id)
-        if not rows:
-            raise NotFoundError(f"no fact {fact_id!r} for this user")
-        return to_fact(rows[0]["fact"], rows[0]["entities"])
 
     def get(self, user_id: str, fact_id: str) -> Fact:
         user_id = check_user_id(user_id)
@@ -572,109 +482,3 @@ class GraphStore:
             limit=limit,
         )
         return [to_fact(r["fact"], r["entities"]) for r in rows]
-
-    def counts(self, user_id: str) -> dict[str, int]:
-        """How many nodes of each kind this user has (erasure proves itself with it)."""
-        user_id = check_user_id(user_id)
-        rows = self._read("user_counts", user_id=user_id)
-        return {k: int(v) for k, v in rows[0].items()}
-
-    def profile(self, user_id: str) -> tuple[str, datetime] | None:
-        """The user's running profile and when it was last rewritten, if any."""
-        user_id = check_user_id(user_id)
-        rows = self._read("profile_get", user_id=user_id)
-        if not rows:
-            return None
-        return str(rows[0]["text"]), native(rows[0]["updated_at"])
-
-    def set_profile(self, user_id: str, text: str) -> None:
-        user_id = check_user_id(user_id)
-        stmt = catalog.statement("profile_set")
-        params = stmt.bind({"user_id": user_id, "text": text, "now": self._clock()})
-        with translate_errors():
-            self._driver.execute_query(stmt.text, params, database_=self._database)
-
-    def audit(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
-        user_id = check_user_id(user_id)
-        rows = self._read("audit_list", user_id=user_id, limit=limit)
-        return [{**native(r), "detail": json.loads(r["detail"])} for r in rows]
-
-    def export(self, user_id: str) -> UserExport:
-        """Everything stored for this user as plain data (no vectors)."""
-        user_id = check_user_id(user_id)
-        facts = [
-            to_fact(r["fact"], r["entities"])
-            for r in self._read(
-                "fact_list",
-                user_id=user_id,
-                mode="all",
-                now=self._clock(),
-                as_of=None,
-                as_of_event=None,
-                skip=0,
-                limit=1_000_000,
-            )
-        ]
-        return UserExport(
-            user_id=user_id,
-            exported_at=self._clock(),
-            facts=facts,
-            entities=[
-                Entity.model_validate(native(r["entity"]))
-                for r in self._read("entity_list", user_id=user_id)
-            ],
-            episodes=[
-                Episode.model_validate(native(r["episode"]))
-                for r in self._read("episode_list", user_id=user_id)
-            ],
-            supersessions=[
-                SupersessionLink.model_validate(native(r))
-                for r in self._read("supersession_list", user_id=user_id)
-            ],
-            relations=[(r["a"], r["b"]) for r in self._read("relates_list", user_id=user_id)],
-        )
-
-    # -- erasure ------------------------------------------------------------------------
-    def erase_fact(self, user_id: str, fact_id: str) -> dict[str, int]:
-        """Really delete one fact, its vector, the episodes it came from and entities no
-        other fact mentions. The audit keeps the id and the counts, not the text."""
-        user_id = check_user_id(user_id)
-
-        def work(tx: ManagedTransaction) -> dict[str, int]:
-            self._get_tx(tx, user_id, fact_id)
-            row = self._run(tx, "fact_erase", user_id=user_id, fact_id=fact_id)[0]
-            counts = {"facts": 1, "episodes": row["episodes"], "entities": row["entities"]}
-            self._audit(tx, user_id, "erase_fact", [fact_id], counts)
-            return counts
-
-        erased: dict[str, int] = self._write(work)
-        return erased
-
-    def erase_user(self, user_id: str) -> dict[str, int]:
-        """Delete every node and edge of this user, then prove that nothing remains.
-
-        Erasing an unknown user is a no-op that returns zero counts. An ``Erasure``
-        receipt keeps when it happened and how much went, keyed by a hash
-        of the user id, never the id or any content.
-        """
-        user_id = check_user_id(user_id)
-        before = self.counts(user_id)
-        if not before["any_nodes"]:
-            return before  # nothing stored: no receipt for a user we never had
-        with translate_errors(), self._driver.session(database=self._database) as session:
-            for name in _ERASE_STATEMENTS:
-                stmt = catalog.statement(name)
-                session.run(stmt.text, stmt.bind({"user_id": user_id})).consume()
-        after = self.counts(user_id)
-        if any(after.values()):
-            raise ConflictError(f"erasure incomplete, still stored: {after}; run it again")
-        receipt = catalog.statement("admin_erasure_receipt")
-        params = {
-            "id": _new_id(),
-            "user_ref": hashlib.sha256(f"hmem-user:{user_id}".encode()).hexdigest(),
-            "at": self._clock(),
-            "counts": json.dumps(before, sort_keys=True),
-        }
-        with translate_errors():
-            self._driver.execute_query(receipt.text, receipt.bind(params), database_=self._database)
-        return before

@@ -15,6 +15,8 @@ def test_python_tour_runs(memory: Memory, capsys: object) -> None:
     exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - the documented example
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert "Maya moved from London to Paris in March 2026. | before: Maya lives in London." in out
+    assert "\nMaya lives in London.\n" in out  # "before?" ranks the closed fact first
+    assert "replaced on 2026-03-02 by: Maya moved from London to Paris" in out
     assert memory.store.counts("tour")["any_nodes"] == 0
 
 

@@ -1,0 +1,137 @@
+"""What a user owns, as a whole: counts, the audit trail, the profile, export, and
+real erasure (right to be forgotten)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from hmem.errors import ConflictError
+from hmem.graph import catalog
+from hmem.graph._base import StoreBase, new_id
+from hmem.graph._records import check_user_id, native, to_fact, translate_errors
+from hmem.models import Entity, Episode, SupersessionLink, UserExport
+
+__all__ = ["UserData"]
+
+_ERASE_STATEMENTS = (
+    "user_erase_facts",
+    "user_erase_entities",
+    "user_erase_episodes",
+    "user_erase_audit",
+    "user_erase_profile",
+    "user_erase_root",
+)
+
+
+class UserData(StoreBase):
+    """Per-user operations over everything the user has stored."""
+
+    def counts(self, user_id: str) -> dict[str, int]:
+        """How many nodes of each kind this user has (erasure proves itself with it)."""
+        user_id = check_user_id(user_id)
+        rows = self._read("user_counts", user_id=user_id)
+        return {k: int(v) for k, v in rows[0].items()}
+
+    def profile(self, user_id: str) -> tuple[str, datetime] | None:
+        """The user's running profile and when it was last rewritten, if any."""
+        user_id = check_user_id(user_id)
+        rows = self._read("profile_get", user_id=user_id)
+        if not rows:
+            return None
+        return str(rows[0]["text"]), native(rows[0]["updated_at"])
+
+    def set_profile(self, user_id: str, text: str) -> None:
+        user_id = check_user_id(user_id)
+        stmt = catalog.statement("profile_set")
+        params = stmt.bind({"user_id": user_id, "text": text, "now": self._clock()})
+        with translate_errors():
+            self._driver.execute_query(stmt.text, params, database_=self._database)
+
+    def audit(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        user_id = check_user_id(user_id)
+        rows = self._read("audit_list", user_id=user_id, limit=limit)
+        return [{**native(r), "detail": json.loads(r["detail"])} for r in rows]
+
+    def export(self, user_id: str) -> UserExport:
+        """Everything stored for this user as plain data (no vectors)."""
+        user_id = check_user_id(user_id)
+        facts = [
+            to_fact(r["fact"], r["entities"])
+            for r in self._read(
+                "fact_list",
+                user_id=user_id,
+                mode="all",
+                now=self._clock(),
+                as_of=None,
+                as_of_event=None,
+                skip=0,
+                limit=1_000_000,
+            )
+        ]
+        return UserExport(
+            user_id=user_id,
+            exported_at=self._clock(),
+            facts=facts,
+            entities=[
+                Entity.model_validate(native(r["entity"]))
+                for r in self._read("entity_list", user_id=user_id)
+            ],
+            episodes=[
+                Episode.model_validate(native(r["episode"]))
+                for r in self._read("episode_list", user_id=user_id)
+            ],
+            supersessions=[
+                SupersessionLink.model_validate(native(r))
+                for r in self._read("supersession_list", user_id=user_id)
+            ],
+            relations=[(r["a"], r["b"]) for r in self._read("relates_list", user_id=user_id)],
+        )
+
+    def erase_fact(self, user_id: str, fact_id: str) -> dict[str, int]:
+        """Really delete one fact, its vector, the episodes it came from and entities no
+        other fact mentions. The audit keeps the id and the counts, not the text."""
+        user_id = check_user_id(user_id)
+
+        def work(tx: ManagedTransaction) -> dict[str, int]:
+            self._get_tx(tx, user_id, fact_id)
+            row = self._run(tx, "fact_erase", user_id=user_id, fact_id=fact_id)[0]
+            counts = {"facts": 1, "episodes": row["episodes"], "entities": row["entities"]}
+            self._audit(tx, user_id, "erase_fact", [fact_id], counts)
+            return counts
+
+        erased: dict[str, int] = self._write(work)
+        return erased
+
+    def erase_user(self, user_id: str) -> dict[str, int]:
+        """Delete every node and edge of this user, then prove that nothing remains.
+
+        Erasing an unknown user is a no-op that returns zero counts. An ``Erasure``
+        receipt keeps when it happened and how much went, keyed by a hash
+        of the user id, never the id or any content.
+        """
+        user_id = check_user_id(user_id)
+        before = self.counts(user_id)
+        if not before["any_nodes"]:
+            return before  # nothing stored: no receipt for a user we never had
+        with translate_errors(), self._driver.session(database=self._database) as session:
+            for name in _ERASE_STATEMENTS:
+                stmt = catalog.statement(name)
+                session.run(stmt.text, stmt.bind({"user_id": user_id})).consume()
+        after = self.counts(user_id)
+        if any(after.values()):
+            raise ConflictError(f"erasure incomplete, still stored: {after}; run it again")
+        receipt = catalog.statement("admin_erasure_receipt")
+        params = {
+            "id": new_id(),
+            "user_ref": hashlib.sha256(f"hmem-user:{user_id}".encode()).hexdigest(),
+            "at": self._clock(),
+            "counts": json.dumps(before, sort_keys=True),
+        }
+        with translate_errors():
+            self._driver.execute_query(receipt.text, receipt.bind(params), database_=self._database)
+        return before
