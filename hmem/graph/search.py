@@ -1,7 +1,10 @@
 """The Neo4j side of recall: candidates, the one-hop SUPERSEDES walk, touches, expiry.
 
 Everything here is scoped by ``user_id`` through the catalog. Scoring, packing and the
-context block are pure Python in ``hmem.recall``; this module only fetches.
+context block are pure Python in ``hmem.recall``; this module only fetches. The read
+path is one round trip (``retrieve``, ``search_recall.cypher``): candidates, the
+first-pass score and the expansion of the best; ``candidates`` and ``expand`` remain
+for measuring and for conflict partners.
 
 Dense search has two strategies, chosen per user by size (``exact_max_facts``):
 
@@ -85,11 +88,35 @@ def _server_ms(summary: Any) -> float:
     return float(after)
 
 
+_WORD_BEFORE = r"(?<![\p{L}\p{N}_'’])"
+_WORD_AFTER = r"(?!['’]?[\p{L}\p{N}_])"
+
+
+def _word_patterns(term: str, root: str | None) -> dict[str, str | None]:
+    # word / root: a plain CONTAINS first, so the pattern runs only on likely matches
+    """Java patterns (Cypher ``=~`` matches the whole text) for a lower-cased word as a
+    whole token and, when given, for a token starting with its stem, as Lucene's
+    standard analyzer would find them. Terms are word characters, quoted anyway."""
+    exact = rf"(?s).*{_WORD_BEFORE}\Q{term}\E{_WORD_AFTER}.*"
+    prefix = rf"(?s).*{_WORD_BEFORE}\Q{root}\E.*" if root else None
+    return {"word": term, "exact": exact, "root": root, "prefix": prefix}
+
+
 _TIMES = ("valid_from", "valid_to", "known_from", "known_to", "ingested_at", "last_used_at")
 
 
-def _times(fact: dict[str, Any]) -> dict[str, Any]:
-    """Date-times sent as ISO text (search_recall.cypher) back to aware datetimes."""
+# The order of a fact sent as a list by search_recall.cypher.
+_FACT_FIELDS = (
+    "id", "user_id", "text", "category", "importance", "hash", "corroborations", "source",
+    "close_reason", *_TIMES,
+)  # fmt: skip
+
+
+def _times(fact: dict[str, Any] | list[Any]) -> dict[str, Any]:
+    """A fact of search_recall.cypher (a list, date-times as ISO text) as the row
+    ``to_fact`` reads; maps (search_expand.cypher) pass through."""
+    if isinstance(fact, list):
+        fact = dict(zip(_FACT_FIELDS, fact, strict=True))
     for key in _TIMES:
         value = fact.get(key)
         if isinstance(value, str):
@@ -129,16 +156,20 @@ class FactSearch:
         index_overfetch: int = 20,
         index_max_fetch: int = 5_000,
         size_ttl_s: float = 60.0,
+        lexical_scan_max_facts: int = 20_000,
     ) -> None:
         """``exact_max_facts``: users with at most this many vectors are scanned exactly
         (the measured crossover, see docs/retrieval.md); bigger users try the index with
-        ``k * index_overfetch`` neighbours (capped by ``index_max_fetch``) first."""
+        ``k * index_overfetch`` neighbours (capped by ``index_max_fetch``) first.
+        ``lexical_scan_max_facts``: users with at most this many facts get the per-user
+        lexical scan in ``retrieve``; bigger ones the global fulltext index, filtered."""
         self._driver = driver
         self._database = database
         self.exact_max_facts = exact_max_facts
         self.index_overfetch = index_overfetch
         self.index_max_fetch = index_max_fetch
         self._size_ttl_s = size_ttl_s
+        self.lexical_scan_max_facts = lexical_scan_max_facts
         self._sizes: dict[str, tuple[float, int]] = {}
         self._lock = threading.Lock()
 
@@ -261,6 +292,7 @@ class FactSearch:
         now: datetime,
         weights: tuple[float, float, float],
         keep: int,
+        terms: Sequence[tuple[str, str | None]] = (),
         as_of: datetime | None = None,
         as_of_event: datetime | None = None,
         k_dense: int = 60,
@@ -272,7 +304,10 @@ class FactSearch:
         """``candidates`` and ``expand`` of the best ``keep`` in ONE round trip
         (``search_recall.cypher``): the server ranks candidates by the first-pass hybrid
         score with ``weights`` = (dense, lexical, entity), exactly as
-        ``hmem.recall.scoring`` does, and expands the best. Two trips only when the index
+        ``hmem.recall.scoring`` does, and expands the best. ``terms`` (the question's
+        words and stem prefixes) select the per-user lexical scan for users up to
+        ``lexical_scan_max_facts`` (a first-time user too); ``lucene`` is the global
+        fulltext query for bigger ones. Two trips only when the index
         strategy finds fewer than ``k_dense`` of the user's facts (then the exact scan
         answers, as in ``candidates``)."""
         user_id = check_user_id(user_id)
@@ -282,22 +317,26 @@ class FactSearch:
             k_dense, k_lexical, k_entity, fetch_lexical,
         )  # fmt: skip
         base.update(w_dense=weights[0], w_lexical=weights[1], w_entity=weights[2], keep=keep)
+        known = self._cached_size(user_id)
+        scan = bool(terms) and (known is None or known <= self.lexical_scan_max_facts)
+        base["lexical"] = "scan" if scan else "index"
+        base["lex_terms"] = [_word_patterns(term, root) for term, root in terms]
         # The vector as text: see search_recall.cypher (repr round-trips every double).
         base["vector_csv"] = ",".join([repr(float(x)) for x in base.pop("vector")])
         [row], server_ms = self._read_autocommit("search_recall", dense=dense, **base)
         trips, used = 1, dense
-        if dense == "index" and sum(1 for r in row["rows"] if r["source"] == "dense") < k_dense:
+        if dense == "index" and sum(1 for r in row["rows"] if r[1] == "dense") < k_dense:
             # Too few of the user's facts in the index's global top-N: the exact scan
             # answers (lexical and entity candidates do not depend on it).
             [row], more_ms = self._read_autocommit("search_recall", **{**base, "dense": "exact"})
             server_ms += more_ms
             trips, used = 2, "index+exact"
         rows: list[Candidate] = []
-        for r in row["rows"]:
-            if r["source"] == "size":
-                self._remember_size(user_id, int(r["score"]))
+        for fid, source, score in row["rows"]:  # [id, source, raw score]
+            if source == "size":
+                self._remember_size(user_id, int(score))
             else:
-                rows.append(Candidate(r["id"], r["source"], float(r["score"])))
+                rows.append(Candidate(fid, source, float(score)))
         return Retrieved(
             candidates=CandidateSet(
                 rows=rows, strategy=used, server_ms=server_ms, round_trips=trips

@@ -1,8 +1,9 @@
 """``Recall``: the read path from question to context block, with no model on it.
 
-question ─► analyse (past cue, Lucene terms, entity grams) ─► [embed, reported apart]
-─► candidates (dense + lexical + entity, one round trip) ─► hybrid score
-─► expand the best (one SUPERSEDES hop each way) ─► history rule / belief view
+question ─► analyse (past cue, words + stems, Lucene query, entity grams) ─► [embed, apart]
+─► ONE round trip (FactSearch.retrieve): candidates (dense + lexical + entity), the
+   first-pass hybrid score, the best 2k expanded (one SUPERSEDES hop each way)
+─► hybrid score (the same first pass in Python, then the full one) ─► history rule / belief view
 ─► conflicts ─► pack by tokens ─► context ─► touch ``last_used_at`` in the background
 
 The history rule: when the question is about the past (see ``query.is_about_the_past``)
@@ -174,6 +175,7 @@ class Recall:
             now=now,
             weights=(weights.dense, weights.lexical, weights.entity),
             keep=keep_at_most,
+            terms=analysis.terms,
             as_of=as_of,
             as_of_event=as_of_event,
             k_dense=max(2 * k, 20),

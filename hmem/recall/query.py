@@ -12,6 +12,7 @@ __all__ = [
     "entity_grams",
     "escape_lucene",
     "is_about_the_past",
+    "lexical_terms",
     "lucene_query",
     "stem",
 ]
@@ -77,13 +78,11 @@ def stem(word: str) -> str:
     return word
 
 
-def lucene_query(question: str) -> str | None:
-    """An OR of the question's content words, each escaped, each also as a stem prefix
-    (``live`` finds "lives"); None when nothing is left.
-
-    Names (capitalised words after the first) are left to the entity signal when other
-    words remain: every fact of Maya's says "Maya", so the name would only add noise.
-    """
+def lexical_terms(question: str) -> list[tuple[str, str | None]]:
+    """The question's content words, casefolded, each with its stem prefix (None when
+    the stem is shorter than 3 letters); names (capitalised words after the first) are
+    left to the entity signal when other words remain: every fact of Maya's says "Maya",
+    so the name would only add noise."""
     words = _WORD.findall(question)
     content: list[str] = []
     names: list[str] = []
@@ -93,14 +92,21 @@ def lucene_query(question: str) -> str | None:
             continue
         (names if position > 0 and word[:1].isupper() else content).append(lower)
     terms = (content or names)[:MAX_TERMS]
-    if not terms:
-        return None
-    parts = []
+    out: list[tuple[str, str | None]] = []
     for term in terms:
-        escaped = escape_lucene(term)
         root = stem(term)
-        parts.append(f"{escaped} OR {escape_lucene(root)}*" if len(root) >= 3 else escaped)
-    return " OR ".join(parts)
+        out.append((term, root if len(root) >= 3 else None))
+    return out
+
+
+def lucene_query(question: str) -> str | None:
+    """An OR of the question's content words (``lexical_terms``), each escaped, each
+    also as a stem prefix (``live`` finds "lives"); None when nothing is left."""
+    parts = []
+    for term, root in lexical_terms(question):
+        escaped = escape_lucene(term)
+        parts.append(f"{escaped} OR {escape_lucene(root)}*" if root else escaped)
+    return " OR ".join(parts) if parts else None
 
 
 def _clean(token: str) -> str:
@@ -140,6 +146,7 @@ class QueryAnalysis:
     about_the_past: bool
     lucene: str | None
     grams: list[str]
+    terms: list[tuple[str, str | None]]
 
 
 def analyse(question: str, now: datetime) -> QueryAnalysis:
@@ -147,4 +154,5 @@ def analyse(question: str, now: datetime) -> QueryAnalysis:
         about_the_past=is_about_the_past(question, now),
         lucene=lucene_query(question),
         grams=entity_grams(question),
+        terms=lexical_terms(question),
     )

@@ -263,3 +263,32 @@ def test_one_trip_expands_exactly_what_python_scoring_chooses(emem: Memory, user
             expanded, key=lambda e: e.fact.id
         )
     assert len(first) > 3  # the choice was a real one
+
+
+@pytest.mark.parametrize(
+    "question", ["Where does Maya live?", "Is she still training? Any allergies?", "Paris moved"]
+)
+def test_per_user_lexical_scan_finds_what_the_fulltext_index_finds(
+    emem: Memory, user_id: str, question: str
+) -> None:
+    """The per-user scan (small users) and the global fulltext index (big users) match
+    the same facts of the user: whole words and stem prefixes."""
+    from hmem.recall.query import analyse
+
+    seed_demo(emem, user_id)
+    backend = emem.recall.search_backend
+    analysis = analyse(question, NOW)
+    common = {
+        "vector": None,
+        "lucene": analysis.lucene,
+        "entity_grams": [],
+        "mode": "history",
+        "now": NOW,
+        "weights": (0.0, 1.0, 0.0),
+        "keep": 50,
+    }
+    scan = backend.retrieve(user_id, terms=analysis.terms, **common)  # type: ignore[arg-type]
+    index = backend.retrieve(user_id, **common)  # type: ignore[arg-type]
+    lexical = {c.id for c in scan.candidates.rows if c.source == "lexical"}
+    assert lexical == {c.id for c in index.candidates.rows if c.source == "lexical"}
+    assert lexical  # the question does match something

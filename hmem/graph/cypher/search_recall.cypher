@@ -1,12 +1,20 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector_csv, k_dense, fetch_dense, lucene, k_lexical, fetch_lexical, entities, k_entity, w_dense, w_lexical, w_entity, keep
+// params: user_id, mode, now, as_of, as_of_event, dense, vector_csv, k_dense, fetch_dense, lucene, k_lexical, fetch_lexical, lexical, lex_terms, entities, k_entity, w_dense, w_lexical, w_entity, keep
 // The whole read path's database side in ONE round trip: the candidates of
 // search_candidates.cypher (same branches, same raw scores), the first-pass hybrid score
 // of hmem.recall.scoring (dense (2s - 1) clipped to 0..1, lexical and entity divided by
 // the best of this search, weighted by $w_*, no recency/importance), the best $keep by
 // (score DESC, id), and search_expand.cypher's one-hop walk for those. One row: `rows`
-// (every candidate, raw, for the exact Python scoring; the 'size' row counts the user's
-// facts) and `expanded` (the chosen facts with entities, older, newer, related).
+// (every candidate as [id, source, raw score], for the exact Python scoring; the 'size'
+// row counts the user's facts) and `expanded` (the chosen facts with entities, older,
+// newer, related). Facts come as lists in hmem.graph.search's _FACT_FIELDS order: the
+// driver decodes every map key of every row in pure Python.
 // The caller recomputes the first pass in Python and keeps what it would have chosen.
+// lexical: 'index' asks the global fulltext index for $fetch_lexical hits and keeps the
+// user's (at 1M facts over 5,000 users the global top 1,000 rarely holds any of them);
+// 'scan' reads the user's own facts (fact_user index) and scores the same query as
+// Lucene's BM25 would (k1 = 1.2, b = 0.75, idf and average length over the user's facts)
+// with 1.0 per matching stem prefix: $lex_terms are Java patterns for the whole word and
+// for the prefix, built by the caller from the question's content words.
 // $vector_csv is the query vector as comma-separated decimals (Python's shortest repr,
 // which toFloat parses back to the same doubles): one string instead of 384 packed
 // floats, a few ms of pure-Python packing saved per search. Likewise every date-time
@@ -48,10 +56,40 @@ CALL (vector) {
   LIMIT $k_dense
   RETURN f.id AS id, 'dense' AS source, score
   UNION ALL
-  WITH 1 AS go WHERE $lucene IS NOT NULL
+  WITH 1 AS go WHERE $lexical = 'index' AND $lucene IS NOT NULL
   CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $fetch_lexical}) YIELD node, score
   WITH node AS f, score
   WHERE f.user_id = $user_id
+    AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
+      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
+      OR ($mode = 'asof_history'
+          AND ($as_of IS NULL OR f.known_from <= $as_of)
+          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
+      OR ($mode = 'asof'
+          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
+          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+  WITH f, score
+  ORDER BY score DESC, f.id
+  LIMIT $k_lexical
+  RETURN f.id AS id, 'lexical' AS source, score
+  UNION ALL
+  WITH 1 AS go WHERE $lexical = 'scan' AND size($lex_terms) > 0
+  MATCH (f:Fact {user_id: $user_id})
+  WITH f, toLower(f.text) AS t
+  WITH f, size(split(t, ' ')) AS dl,
+       [x IN $lex_terms | t CONTAINS x.word AND t =~ x.exact] AS exact,
+       [x IN $lex_terms | x.prefix IS NOT NULL AND t CONTAINS x.root AND t =~ x.prefix] AS prefix
+  WITH collect({f: f, dl: dl, exact: exact, prefix: prefix}) AS docs
+  WITH docs, toFloat(size(docs)) AS n, reduce(s = 0.0, d IN docs | s + d.dl) / CASE size(docs) WHEN 0 THEN 1 ELSE size(docs) END AS avgdl
+  WITH docs, avgdl,
+       [i IN range(0, size($lex_terms) - 1) |
+         log(1.0 + (n - size([d IN docs WHERE d.exact[i]]) + 0.5) / (size([d IN docs WHERE d.exact[i]]) + 0.5))] AS idf
+  UNWIND docs AS d
+  WITH d.f AS f,
+       reduce(s = 0.0, i IN range(0, size($lex_terms) - 1) |
+         s + CASE WHEN d.exact[i] THEN idf[i] * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * d.dl / avgdl)) ELSE 0.0 END
+           + CASE WHEN d.prefix[i] THEN 1.0 ELSE 0.0 END) AS score
+  WHERE score > 0.0
     AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
       OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
       OR ($mode = 'asof_history'
@@ -85,45 +123,34 @@ CALL (vector) {
   MATCH (f:Fact {user_id: $user_id})
   RETURN '' AS id, 'size' AS source, toFloat(count(f)) AS score
 }
-WITH collect({id: id, source: source, score: score}) AS rows
+WITH collect([id, source, score]) AS rows
 WITH rows,
-     reduce(m = 0.0, r IN rows | CASE WHEN r.source = 'lexical' AND r.score > m THEN r.score ELSE m END) AS best_lexical,
-     reduce(m = 0.0, r IN rows | CASE WHEN r.source = 'entity' AND r.score > m THEN r.score ELSE m END) AS best_entity
+     reduce(m = 0.0, r IN rows | CASE WHEN r[1] = 'lexical' AND r[2] > m THEN r[2] ELSE m END) AS best_lexical,
+     reduce(m = 0.0, r IN rows | CASE WHEN r[1] = 'entity' AND r[2] > m THEN r[2] ELSE m END) AS best_entity
 CALL (rows, best_lexical, best_entity) {
-  UNWIND [r IN rows WHERE r.source <> 'size'] AS r
-  WITH r.id AS fid,
-       max(CASE WHEN r.source <> 'dense' THEN 0.0
-                WHEN 2.0 * r.score - 1.0 < 0.0 THEN 0.0
-                WHEN 2.0 * r.score - 1.0 > 1.0 THEN 1.0
-                ELSE 2.0 * r.score - 1.0 END) AS d,
-       max(CASE WHEN r.source = 'lexical' AND best_lexical > 0.0 THEN r.score / best_lexical ELSE 0.0 END) AS l,
-       max(CASE WHEN r.source = 'entity' AND best_entity > 0.0 THEN r.score / best_entity ELSE 0.0 END) AS e
+  UNWIND [r IN rows WHERE r[1] <> 'size'] AS r
+  WITH r[0] AS fid,
+       max(CASE WHEN r[1] <> 'dense' THEN 0.0
+                WHEN 2.0 * r[2] - 1.0 < 0.0 THEN 0.0
+                WHEN 2.0 * r[2] - 1.0 > 1.0 THEN 1.0
+                ELSE 2.0 * r[2] - 1.0 END) AS d,
+       max(CASE WHEN r[1] = 'lexical' AND best_lexical > 0.0 THEN r[2] / best_lexical ELSE 0.0 END) AS l,
+       max(CASE WHEN r[1] = 'entity' AND best_entity > 0.0 THEN r[2] / best_entity ELSE 0.0 END) AS e
   WITH fid, $w_dense * d + $w_lexical * l + $w_entity * e AS first
   ORDER BY first DESC, fid
   LIMIT $keep
   MATCH (f:Fact {user_id: $user_id, id: fid})
-  CALL (f) {
-    OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity {user_id: $user_id})
-    RETURN collect(e.name) AS entities
-  }
-  CALL (f) {
-    OPTIONAL MATCH (f)-[r:SUPERSEDES]->(p:Fact {user_id: $user_id})
-    RETURN collect(CASE WHEN p IS NULL THEN null ELSE {
-      fact: p {.id, .user_id, .text, .category, .importance, .hash, .corroborations, .source, .close_reason, valid_from: toString(p.valid_from), valid_to: toString(p.valid_to), known_from: toString(p.known_from), known_to: toString(p.known_to), ingested_at: toString(p.ingested_at), last_used_at: toString(p.last_used_at)},
-      new_id: f.id, old_id: p.id, reason: r.reason, at: toString(r.at), relation: r.relation} END) AS older
-  }
-  CALL (f) {
-    OPTIONAL MATCH (s:Fact {user_id: $user_id})-[r:SUPERSEDES]->(f)
-    RETURN collect(CASE WHEN s IS NULL THEN null ELSE {
-      fact: s {.id, .user_id, .text, .category, .importance, .hash, .corroborations, .source, .close_reason, valid_from: toString(s.valid_from), valid_to: toString(s.valid_to), known_from: toString(s.known_from), known_to: toString(s.known_to), ingested_at: toString(s.ingested_at), last_used_at: toString(s.last_used_at)},
-      new_id: s.id, old_id: f.id, reason: r.reason, at: toString(r.at), relation: r.relation} END) AS newer
-  }
-  CALL (f) {
-    OPTIONAL MATCH (f)-[r:RELATES]-(o:Fact {user_id: $user_id})
-    RETURN collect(CASE WHEN o IS NULL THEN null ELSE {id: o.id, relation: r.relation} END) AS related
-  }
+  WITH f,
+       [(f)-[:MENTIONS]->(e:Entity {user_id: $user_id}) | e.name] AS entities,
+       [(f)-[r:SUPERSEDES]->(p:Fact {user_id: $user_id}) | {
+         fact: [p.id, p.user_id, p.text, p.category, p.importance, p.hash, p.corroborations, p.source, p.close_reason, toString(p.valid_from), toString(p.valid_to), toString(p.known_from), toString(p.known_to), toString(p.ingested_at), toString(p.last_used_at)],
+         new_id: f.id, old_id: p.id, reason: r.reason, at: toString(r.at), relation: r.relation}] AS older,
+       [(s:Fact {user_id: $user_id})-[r:SUPERSEDES]->(f) | {
+         fact: [s.id, s.user_id, s.text, s.category, s.importance, s.hash, s.corroborations, s.source, s.close_reason, toString(s.valid_from), toString(s.valid_to), toString(s.known_from), toString(s.known_to), toString(s.ingested_at), toString(s.last_used_at)],
+         new_id: s.id, old_id: f.id, reason: r.reason, at: toString(r.at), relation: r.relation}] AS newer,
+       [(f)-[r:RELATES]-(o:Fact {user_id: $user_id}) | {id: o.id, relation: r.relation}] AS related
   RETURN collect({
-    fact: f {.id, .user_id, .text, .category, .importance, .hash, .corroborations, .source, .close_reason, valid_from: toString(f.valid_from), valid_to: toString(f.valid_to), known_from: toString(f.known_from), known_to: toString(f.known_to), ingested_at: toString(f.ingested_at), last_used_at: toString(f.last_used_at)},
+    fact: [f.id, f.user_id, f.text, f.category, f.importance, f.hash, f.corroborations, f.source, f.close_reason, toString(f.valid_from), toString(f.valid_to), toString(f.known_from), toString(f.known_to), toString(f.ingested_at), toString(f.last_used_at)],
     entities: entities, older: older, newer: newer, related: related}) AS expanded
 }
 RETURN rows, expanded
