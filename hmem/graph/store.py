@@ -8,6 +8,7 @@ Nothing here deletes on a model's word: supersession closes, erasure is separate
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -424,8 +425,11 @@ class GraphStore(UserData):
             for link in r["links"]
             if link is not None
         ]
-        older = {e.new_id: [x for x in edges if x.new_id == e.new_id] for e in edges}
-        newer = {e.old_id: [x for x in edges if x.old_id == e.old_id] for e in edges}
+        older: defaultdict[str, list[SupersessionLink]] = defaultdict(list)
+        newer: defaultdict[str, list[SupersessionLink]] = defaultdict(list)
+        for edge in edges:  # one pass, not a scan of every edge per edge
+            older[edge.new_id].append(edge)
+            newer[edge.old_id].append(edge)
 
         def walk(
             start: str, step: dict[str, list[SupersessionLink]], forward: bool
