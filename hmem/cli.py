@@ -325,7 +325,7 @@ def bench() -> None:
 @click.option("--out", default="bench-results", show_default=True)
 @click.option("--no-graphiti", is_flag=True, help="skip graphiti-core side by side")
 @click.option("--no-latency", is_flag=True, help="skip recall latency at scale")
-@click.option("--latency-sizes", default="10000,100000", show_default=True)
+@click.option("--latency-sizes", default="10000,100000,1000000", show_default=True)
 @click.option("--latency-queries", default=200, show_default=True)
 @click.option("--add-sessions", default=5, show_default=True, help="sessions to count calls on")
 @click.option("--max-questions", type=int, help="per conversation (a quick run)")

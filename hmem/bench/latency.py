@@ -4,7 +4,7 @@
     python -m hmem.bench.latency --sizes 10000,100000 --queries 500
     python -m hmem.bench.latency --uri bolt://host:7687 --password ...   # bring your own
 
-Facts get random unit vectors (384-d, drawn on the server), pseudo-word text for the
+Facts get random unit vectors (384-d float32, drawn by numpy), pseudo-word text for the
 fulltext index, one of ten per-user entities, and every tenth fact supersedes the one
 before it. Sizes are built incrementally; ``--fresh`` (own server only) wipes the store
 first. When the vector index is absent at the start, it stays absent during the loads
@@ -30,6 +30,7 @@ import shutil
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -39,7 +40,7 @@ import numpy as np
 from neo4j import Driver, GraphDatabase
 
 from hmem.graph import catalog
-from hmem.graph.schema import SCHEMA_STATEMENTS, VECTOR_INDEX
+from hmem.graph.schema import SCHEMA_STATEMENTS, VECTOR_INDEX, show_index
 from hmem.graph.search import FactSearch
 from hmem.localdb import LocalNeo4j
 from hmem.recall import Recall
@@ -50,6 +51,7 @@ DIM = 384
 ENTITIES_PER_USER = 10
 FACTS_PER_TX = 5_000
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
+START = datetime(2019, 1, 1, tzinfo=UTC)
 DEFAULT_MODEL = Path("/work/shared/models/all-MiniLM-L6-v2-onnx")
 
 
@@ -82,9 +84,14 @@ class World:
 def _facts_for(world: World, user: int, start: int, stop: int) -> dict[str, Any]:
     rng = random.Random(user * 1_000_003 + start)
     uid = world.user(user)
+    # Uniform directions: normal draws, normalised (float32, as the store keeps them).
+    vectors = np.random.default_rng(user * 1_000_003 + start).standard_normal(
+        (stop - start, DIM), dtype=np.float32
+    )
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     facts = []
     links = []
-    for n in range(start, stop):
+    for n, vector in zip(range(start, stop), vectors.tolist(), strict=True):
         entity = world.entity(user, n % ENTITIES_PER_USER)
         words = " ".join(rng.choice(world.vocab) for _ in range(rng.randint(8, 14)))
         facts.append(
@@ -93,46 +100,55 @@ def _facts_for(world: World, user: int, start: int, stop: int) -> dict[str, Any]
                 "text": f"{entity.title()} {words}.",
                 "category": "episodic" if n % 10 == 3 else "semantic",
                 "importance": 1 + n % 10,
-                "valid_from": datetime(2019, 1, 1, tzinfo=UTC) + timedelta(days=n * 3),
+                "valid_from": (START + timedelta(days=n * 3)).isoformat(),
                 "entity": entity,
                 "entity_id": f"{uid}-e-{entity}",
+                "embedding": vector,
             }
         )
         if n % 10 == 9 and n - 1 >= start:
             links.append({"new_id": f"{uid}-{n}", "old_id": f"{uid}-{n - 1}"})
-    return {"user_id": uid, "facts": facts, "links": links, "dim": DIM, "now": NOW}
+    return {"user_id": uid, "facts": facts, "links": links, "now": NOW}
 
 
 def load(driver: Driver, database: str, world: World, have: int, want: int) -> None:
-    """Give every user facts ``have`` .. ``want - 1``, several users per transaction."""
+    """Give every user facts ``have`` .. ``want - 1``, several users per transaction.
+
+    Two writers on disjoint users: while one waits for Neo4j (the transaction, its
+    commit and the fulltext index update), the other draws its batch in Python."""
     per_user = want - have
     if per_user <= 0:
         return
     stmt = catalog.statement("search_bench_load")
     group = max(1, FACTS_PER_TX // per_user)
     total = per_user * world.users
-    started = time.monotonic()
-    done = 0
-    next_report = 0.0
     sizes = FactSearch(driver, database=database, size_ttl_s=0)
-    for first in range(0, world.users, group):
-        batch = range(first, min(first + group, world.users))
+
+    def write(batch: range) -> int:
         if sizes.user_size(world.user(batch[-1])) >= want:
-            done += per_user * len(batch)  # an interrupted earlier run loaded these
-            continue
+            return per_user * len(batch)  # an interrupted earlier run loaded these
+        params = [stmt.bind(_facts_for(world, u, have, want)) for u in batch]
         with driver.session(database=database) as session:
 
-            def work(tx: Any, batch: range = batch) -> None:
-                for u in batch:
-                    tx.run(stmt.text, stmt.bind(_facts_for(world, u, have, want))).consume()
+            def work(tx: Any) -> None:
+                for bound in params:
+                    tx.run(stmt.text, bound).consume()
 
             session.execute_write(work)
-        done += per_user * len(batch)
-        if done / total >= next_report or done == total:
-            rate = done / max(time.monotonic() - started, 1e-9)
-            eta = (total - done) / rate if rate else 0.0
-            say(f"  loaded {done:>9,}/{total:,} facts  {rate:,.0f}/s  eta {eta:,.0f}s")
-            next_report += 0.1
+        return per_user * len(batch)
+
+    batches = [range(f, min(f + group, world.users)) for f in range(0, world.users, group)]
+    started = time.monotonic()
+    done = 0
+    next_report = 0.1
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for loaded in pool.map(write, batches):
+            done += loaded
+            if done / total >= next_report or done == total:
+                rate = done / max(time.monotonic() - started, 1e-9)
+                eta = (total - done) / rate if rate else 0.0
+                say(f"  loaded {done:>9,}/{total:,} facts  {rate:,.0f}/s  eta {eta:,.0f}s")
+                next_report += 0.1
 
 
 def _unit(rng: np.random.Generator) -> list[float]:
@@ -270,10 +286,10 @@ def schema_without_vector(driver: Driver, database: str) -> bool:
     and is online (one still populating is awaited after the loads, like an absent one)."""
     for name in SCHEMA_STATEMENTS:
         _run(driver, database, name)
-    rows = _run(driver, database, "schema_show_index", name=VECTOR_INDEX)
-    if rows and rows[0]["state"] != "ONLINE":
-        say(f"  note: the vector index is {rows[0]['state']}")
-    return bool(rows) and rows[0]["state"] == "ONLINE"
+    row = show_index(driver, database, VECTOR_INDEX)
+    if row is not None and row["state"] != "ONLINE":
+        say(f"  note: the vector index is {row['state']}")
+    return row is not None and row["state"] == "ONLINE"
 
 
 def build_vector_index(driver: Driver, database: str, timeout_s: float) -> bool:
@@ -283,8 +299,8 @@ def build_vector_index(driver: Driver, database: str, timeout_s: float) -> bool:
     _run(driver, database, "schema_fact_vector", dim=DIM)
     say(f"  vector index {VECTOR_INDEX!r} created, populating ...")
     while True:
-        rows = _run(driver, database, "schema_show_index", name=VECTOR_INDEX)
-        state = rows[0]["state"] if rows else "ABSENT"
+        row = show_index(driver, database, VECTOR_INDEX)
+        state = row["state"] if row is not None else "ABSENT"
         took = time.monotonic() - started
         if state == "ONLINE":
             _run(driver, database, "schema_await")  # db.awaitIndexes: everything online
@@ -351,6 +367,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "index, which is built (and awaited) after the last size",
     )
     parser.add_argument("--index-timeout", type=float, default=1_800.0)
+    parser.add_argument(
+        "--no-index",
+        action="store_true",
+        help="do not build the vector index after the loads (users up to --exact-max facts "
+        "never use it; its HNSW build takes ~20 min at 1M facts on 2 cores)",
+    )
     parser.add_argument("--crossover", default="", help="big-user sizes, e.g. 1000,4000,16000")
     parser.add_argument("--model-dir", default=str(DEFAULT_MODEL))
     parser.add_argument("--stop", action="store_true", help="stop the started server at the end")
@@ -382,7 +404,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             table.append((want * args.users, "online" if indexed else "absent", got))
         # Built once, after the bulk load; users up to --exact-max facts never use it
         # (exact scan), so the figures above do not depend on it: re-measured if online.
-        if not indexed and sizes and build_vector_index(driver, args.database, args.index_timeout):
+        if args.no_index and not indexed:
+            say("  vector index: not built (--no-index); every user here is scanned exactly")
+        elif (
+            not indexed and sizes and build_vector_index(driver, args.database, args.index_timeout)
+        ):
             size = sizes[-1]
             got = measure(driver, args.database, world, args.queries, args.k, args.exact_max, size)
             table.append(((size // args.users) * args.users, "online", got))

@@ -13,7 +13,7 @@ from neo4j import Driver
 from hmem.errors import HmemError
 from hmem.graph import catalog
 from hmem.graph._records import translate_errors
-from hmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, check_vector_index
+from hmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, check_vector_index, show_index
 
 __all__ = ["memory_stats", "readiness"]
 
@@ -39,11 +39,11 @@ def readiness(driver: Driver, database: str, dim: int) -> dict[str, str]:
         if not check_vector_index(driver, database, dim):
             missing.append(VECTOR_INDEX)
         for index in (FULLTEXT_INDEX,):
-            rows = _run(driver, database, "schema_show_index", name=index)
-            if not rows:
+            row = show_index(driver, database, index)
+            if row is None:
                 missing.append(index)
-            elif rows[0].get("state") != "ONLINE":
-                missing.append(f"{index} ({rows[0].get('state')})")
+            elif row.get("state") != "ONLINE":
+                missing.append(f"{index} ({row.get('state')})")
         if missing:
             checks["schema"] = "missing: " + ", ".join(missing) + " (run `hmem init-schema`)"
     except HmemError as exc:

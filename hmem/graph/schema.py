@@ -5,11 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from neo4j import Driver
+from neo4j.exceptions import DatabaseError
 
 from hmem.errors import SchemaError
 from hmem.graph import catalog
 
-__all__ = ["SCHEMA_STATEMENTS", "VECTOR_INDEX", "apply_schema", "check_vector_index"]
+__all__ = [
+    "SCHEMA_STATEMENTS",
+    "VECTOR_INDEX",
+    "apply_schema",
+    "check_vector_index",
+    "show_index",
+]
 
 VECTOR_INDEX = "fact_embedding"
 FULLTEXT_INDEX = "fact_text"
@@ -39,16 +46,35 @@ def _run(driver: Driver, database: str, statement: str, **params: Any) -> list[d
     return [r.data() for r in records]
 
 
+def show_index(driver: Driver, database: str, name: str) -> dict[str, Any] | None:
+    """The ``SHOW INDEXES`` row of index ``name``, or None when it does not exist.
+
+    Neo4j 5.26 fails every ``SHOW INDEXES`` with "Invalid progress specified: a/b" while
+    an index whose population restarted with the server is still populating (its
+    progress total is a stale estimate). That index is then reported as POPULATING with
+    unknown options rather than letting a server-side bookkeeping error stop a start.
+    """
+    try:
+        rows = _run(driver, database, "schema_show_index", name=name)
+    except DatabaseError as exc:
+        if "Invalid progress specified" not in (exc.message or ""):
+            raise
+        return {"name": name, "state": "POPULATING", "options": None}
+    return rows[0] if rows else None
+
+
 def check_vector_index(driver: Driver, database: str, dim: int) -> bool:
     """True if the vector index exists with ``dim``; False if absent.
 
     Raises ``SchemaError`` when it exists with another dimension: writing 384-d vectors
     into a 768-d index would fail late or, worse, search garbage.
     """
-    rows = _run(driver, database, "schema_show_index", name=VECTOR_INDEX)
-    if not rows:
+    row = show_index(driver, database, VECTOR_INDEX)
+    if row is None:
         return False
-    config = (rows[0].get("options") or {}).get("indexConfig") or {}
+    if row.get("options") is None:
+        return True  # populating, options unknown: checked again once it is online
+    config = (row["options"] or {}).get("indexConfig") or {}
     existing = config.get("vector.dimensions")
     if existing != dim:
         raise SchemaError(

@@ -124,20 +124,28 @@ def _times(fact: dict[str, Any] | list[Any]) -> dict[str, Any]:
     return fact
 
 
+def _fact(fact: dict[str, Any] | list[Any], entities: list[str] | None = None) -> Fact:
+    if isinstance(fact, list):  # search_recall.cypher: plain values only, no driver types
+        data = _times(fact)
+        data["entities"] = sorted(entities or [])
+        return Fact.model_validate(data)
+    return to_fact(_times(fact), entities)
+
+
 def _linked(rows: list[dict[str, Any]]) -> list[HistoryStep]:
     out = []
     for row in rows:
-        data = native(row)
+        data = dict(row) if isinstance(row["fact"], list) else native(row)
         if isinstance(data.get("at"), str):
             data["at"] = datetime.fromisoformat(data["at"]).astimezone(UTC)
-        fact = to_fact(_times(data.pop("fact")))
+        fact = _fact(data.pop("fact"))
         out.append(HistoryStep(fact=fact, link=SupersessionLink.model_validate(data)))
     return out
 
 
 def _expanded(row: dict[str, Any]) -> ExpandedFact:
     return ExpandedFact(
-        fact=to_fact(_times(row["fact"]), row["entities"]),
+        fact=_fact(row["fact"], row["entities"]),
         older=_linked(row["older"]),
         newer=_linked(row["newer"]),
         related=[(x["id"], x["relation"]) for x in row["related"]],
@@ -271,7 +279,7 @@ class FactSearch:
             "now": now,
             "as_of": as_of,
             "as_of_event": as_of_event,
-            "vector": list(vector) if vector is not None else [],
+            "vector": [float(x) for x in vector] if vector is not None else [],
             "k_dense": k_dense,
             "fetch_dense": min(max(k_dense * self.index_overfetch, k_dense), self.index_max_fetch),
             "lucene": lucene,
@@ -321,8 +329,6 @@ class FactSearch:
         scan = bool(terms) and (known is None or known <= self.lexical_scan_max_facts)
         base["lexical"] = "scan" if scan else "index"
         base["lex_terms"] = [_word_patterns(term, root) for term, root in terms]
-        # The vector as text: see search_recall.cypher (repr round-trips every double).
-        base["vector_csv"] = ",".join([repr(float(x)) for x in base.pop("vector")])
         [row], server_ms = self._read_autocommit("search_recall", dense=dense, **base)
         trips, used = 1, dense
         if dense == "index" and sum(1 for r in row["rows"] if r[1] == "dense") < k_dense:

@@ -34,7 +34,7 @@ from hmem.models import Fact, HistoryStep, require_aware
 from hmem.recall.context import header, pack
 from hmem.recall.models import Hit, SearchMode, SearchResult, SearchTimings
 from hmem.recall.query import analyse
-from hmem.recall.scoring import ScoreWeights, base_scores, weighted
+from hmem.recall.scoring import ScoreWeights, base_scores, complete_entities, weighted
 from hmem.recall.tokens import count_tokens
 
 __all__ = ["QueryEmbedder", "Recall"]
@@ -162,8 +162,11 @@ class Recall:
             notes.append("question about the past: replaced facts rank as hits")
 
         started = time.perf_counter()
-        reranks = True  # the history/forward rules and recency/importance reorder
-        keep_at_most = 2 * k if reranks else k
+        # The history/forward rules (a replaced fact hands its score on, then leaves) and
+        # recency/importance reorder the first pass: expand k plus a margin (a third, at
+        # least min(k, 5)). Each expanded fact costs ~0.1 ms of server time (see
+        # docs/retrieval.md); the final hits are the same on LoCoMo and the golden set.
+        keep_at_most = k + max(k // 3, min(k, 5))
         # One round trip: the server ranks the candidates by the same first-pass score
         # (dense, lexical, entity; no recency/importance) and expands the best.
         got = self.search_backend.retrieve(
@@ -187,7 +190,8 @@ class Recall:
         candidates_ms = _ms(started)
 
         started_scoring = time.perf_counter()
-        signals = base_scores((c.id, c.source, c.score) for c in candidates.rows)
+        triples = [(c.id, c.source, c.score) for c in candidates.rows]
+        signals = base_scores(triples)
         sources: dict[str, list[str]] = {}
         for c in candidates.rows:
             sources.setdefault(c.id, []).append(c.source)
@@ -221,6 +225,11 @@ class Recall:
         expand_ms = _ms(started)
 
         started_scoring = time.perf_counter()
+        # The chosen facts' entity names are known now: their entity signal is counted
+        # exactly, not read from the server's list (cut at k_entity, ties by recency).
+        signals = complete_entities(
+            signals, triples, {fid: e.fact.entities for fid, e in by_id.items()}, analysis.grams
+        )
         hits = self._score(by_id, chosen, signals, sources, weights, mode, now, as_of, as_of_event)
         conflicts = self._conflicts(hits, by_id, as_of)
         ranked = sorted(

@@ -2,7 +2,10 @@
 
 - dense: cosine similarity clipped to 0–1 (Neo4j reports (1 + cos) / 2; we undo that),
 - lexical: the Lucene score divided by the best lexical score of this search,
-- entity: matched entities the fact mentions, divided by the best such count,
+- entity: matched entities the fact mentions, divided by the best such count; for the
+  final score every expanded fact's count comes from its own entity names
+  (``complete_entities``), not from the server's entity list, which is cut at
+  ``k_entity`` with ties broken by recency (a bonus for being new, not a match),
 - recency: 0.995 ** hours since the fact was last used (or learned),
 - importance: importance / 10.
 
@@ -13,13 +16,19 @@ summed to with it, so scores stay comparable in scale.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from hmem.models import Fact
+from hmem.models import Fact, canonical_name
 
-__all__ = ["ScoreWeights", "base_scores", "recency", "weighted"]
+__all__ = [
+    "ScoreWeights",
+    "base_scores",
+    "complete_entities",
+    "recency",
+    "weighted",
+]
 
 RECENCY_BASE = 0.995
 
@@ -63,7 +72,12 @@ class ScoreWeights:
 def base_scores(
     rows: Iterable[tuple[str, str, float]],
 ) -> dict[str, dict[str, float]]:
-    """Raw signals per fact id from (id, source, raw score) candidate rows, each 0–1."""
+    """Raw signals per fact id from (id, source, raw score) candidate rows, each 0–1.
+
+    This is the first pass (the server's too, in search_recall.cypher): it only chooses
+    which facts to expand. The entity part is read from the server's entity list, which
+    is cut at ``k_entity`` with ties broken by recency; ``complete_entities`` then counts
+    the expanded facts' entities exactly for the final score."""
     raw: dict[str, dict[str, float]] = {}
     best = {"lexical": 0.0, "entity": 0.0}
     rows = list(rows)
@@ -78,6 +92,38 @@ def base_scores(
             value = score / best[source] if best[source] > 0 else 0.0
         signals[source] = max(signals[source], value)
     return raw
+
+
+def complete_entities(
+    signals: dict[str, dict[str, float]],
+    rows: Iterable[tuple[str, str, float]],
+    mentions: Mapping[str, Collection[str]],
+    grams: Collection[str],
+) -> dict[str, dict[str, float]]:
+    """The entity signal of the facts whose entity names are known (``mentions``: fact
+    id → names, the expanded facts), counted exactly instead of read from a cut list.
+
+    A fact's count is the number of its entities whose canonical name is one of the
+    question's ``grams`` (the server's test), or its count in the entity rows when
+    higher (an alias match); normalised by the best count. Every fact counted here is
+    counted the same way, old or new: when more facts name the question's entities
+    than the server lists (``k_entity``, the newest first), the older ones still count.
+    Others keep their signals."""
+    rows = list(rows)
+    counted = {fid: score for fid, source, score in rows if source == "entity"}
+    wanted = set(grams)
+    exact: dict[str, float] = {}
+    for fid, names in mentions.items():
+        if fid not in signals:
+            continue
+        named = {canonical_name(n) for n in names} & wanted
+        exact[fid] = max(float(len(named)), counted.get(fid, 0.0))
+    best = max([*counted.values(), *exact.values(), 0.0])
+    out = dict(signals)
+    for fid, count in exact.items():
+        base = out.get(fid, {"dense": 0.0, "lexical": 0.0, "entity": 0.0})
+        out[fid] = {**base, "entity": count / best if best > 0 else 0.0}
+    return out
 
 
 def recency(fact: Fact, now: datetime) -> float:

@@ -292,3 +292,41 @@ def test_per_user_lexical_scan_finds_what_the_fulltext_index_finds(
     lexical = {c.id for c in scan.candidates.rows if c.source == "lexical"}
     assert lexical == {c.id for c in index.candidates.rows if c.source == "lexical"}
     assert lexical  # the question does match something
+
+
+def test_entity_signal_does_not_favour_newer_facts(emem: Memory, user_id: str) -> None:
+    """More facts name Maya than the server lists for the entity signal (k_entity, ties
+    by recency): the oldest ones must count as naming her all the same, or the
+    entity weight becomes a bonus for being new."""
+    from hmem.models import EntityRef, FactDraft
+
+    topics = [
+        "went hiking", "baked bread", "read a novel", "painted a mural", "fixed a bike",
+        "visited a museum", "planted tomatoes", "wrote a poem", "watched a film",
+        "cleaned the attic", "ran five kilometres", "called a friend", "learned a song",
+        "sewed a dress", "built a shelf", "cooked curry", "walked the dog", "played chess",
+        "visited the zoo", "drew a portrait", "tried yoga", "made pottery", "went swimming",
+        "knitted a scarf", "repaired a lamp", "sang karaoke", "went fishing", "ate sushi",
+    ]  # fmt: skip
+    drafts = [
+        FactDraft(
+            text="Maya keeps three beehives and sells their honey.",
+            valid_from=at(2024, 1, 1),
+            known_from=at(2024, 1, 1),
+            entities=[EntityRef(name="Maya", type="person")],
+        )
+    ] + [
+        FactDraft(
+            text=f"Maya {topic} on day {i}.",
+            valid_from=at(2025, 1, 1 + i),
+            known_from=at(2025, 1, 1 + i),
+            entities=[EntityRef(name="Maya", type="person")],
+        )
+        for i, topic in enumerate(topics)
+    ]
+    [bees] = emem.remember_many(drafts[:1], user_id=user_id).added
+    emem.remember_many(drafts[1:], user_id=user_id)
+    result = emem.search("Does Maya keep bees for honey?", user_id=user_id, k=5, now=NOW)
+    assert result.hits[0].fact.id == bees
+    assert [h.raw["entity"] for h in result.hits] == [1.0] * 5
+    assert all(h.score == pytest.approx(sum(h.parts.values())) for h in result.hits)

@@ -9,7 +9,13 @@ import pytest
 from hmem.models import Fact, HistoryStep, SupersedeReason, SupersessionLink
 from hmem.recall.context import pack, render_conflict, render_hit, window
 from hmem.recall.models import Hit
-from hmem.recall.scoring import ScoreWeights, base_scores, recency, weighted
+from hmem.recall.scoring import (
+    ScoreWeights,
+    base_scores,
+    complete_entities,
+    recency,
+    weighted,
+)
 from hmem.recall.tokens import count_tokens
 
 
@@ -69,6 +75,27 @@ def test_signals_are_normalised_to_unit_interval() -> None:
     assert raw["a"] == {"dense": pytest.approx(0.8), "lexical": 1.0, "entity": 0.0}
     assert raw["b"] == {"dense": 0.0, "lexical": 0.5, "entity": 1.0}
     assert raw["c"]["entity"] == 0.5
+
+
+def test_expanded_facts_count_their_entities_exactly() -> None:
+    """The server's entity list is cut at k_entity, newest first: a fact cut off it
+    that names the same entity counts as much once its own names are known."""
+    rows = [
+        ("new", "entity", 1.0),
+        ("new", "dense", 0.8),
+        ("old", "dense", 0.9),  # mentions Maya, cut off the entity list
+        ("alias", "entity", 1.0),  # matched through an alias the names do not show
+        ("other", "dense", 0.85),
+    ]
+    signals = base_scores(rows)
+    assert signals["new"]["entity"] == 1.0
+    assert signals["old"]["entity"] == 0.0
+    mentions = {"new": ["Maya"], "old": ["maya", "Paris"], "alias": ["Robert"], "other": ["Tom"]}
+    done = complete_entities(signals, rows, mentions, ["maya", "where", "bob"])
+    assert done["new"]["entity"] == done["old"]["entity"] == done["alias"]["entity"] == 1.0
+    assert done["other"]["entity"] == 0.0
+    assert done["old"]["dense"] == signals["old"]["dense"]
+    assert complete_entities(signals, rows, {"stranger": ["Maya"]}, ["maya"]) == signals
 
 
 def test_weights_default_and_parts_add_up() -> None:

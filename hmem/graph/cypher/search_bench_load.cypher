@@ -1,7 +1,9 @@
-// params: user_id, facts, links, dim, now
-// Benchmark only (hmem.bench.latency): synthetic facts for one user, with random unit
-// vectors drawn on the server (Box-Muller, so directions are uniform) and stored as
-// float32, entity mentions, and SUPERSEDES links that close the older fact.
+// params: user_id, facts, links, now
+// Benchmark only (hmem.bench.latency): synthetic facts for one user with their unit
+// vectors (x.embedding, drawn by the caller, stored as float32), entity mentions, and
+// SUPERSEDES links that close the older fact. New facts have no MENTIONS yet: CREATE.
+// x.valid_from is ISO 8601 text: the driver turns each datetime into a Bolt structure in
+// pure Python, which costs more than parsing it here.
 MERGE (u:User {user_id: $user_id})
   ON CREATE SET u.created_at = $now
 WITH u
@@ -9,17 +11,16 @@ UNWIND $facts AS x
 CREATE (f:Fact {
   user_id: $user_id, id: x.id, text: x.text, category: x.category,
   importance: x.importance, hash: x.id,
-  valid_from: x.valid_from, valid_to: null,
-  known_from: x.valid_from, known_to: null,
+  valid_from: datetime(x.valid_from), valid_to: null,
+  known_from: datetime(x.valid_from), known_to: null,
   ingested_at: $now, last_used_at: null,
   corroborations: 1, source: 'bench'
 })
-WITH f, x, [i IN range(1, $dim) | sqrt(-2.0 * log(1.0 - rand())) * cos(2.0 * pi() * rand())] AS v
-WITH f, x, v, sqrt(reduce(s = 0.0, c IN v | s + c * c)) AS norm
-CALL db.create.setNodeVectorProperty(f, 'embedding', [c IN v | c / norm])
+WITH f, x
+CALL db.create.setNodeVectorProperty(f, 'embedding', x.embedding)
 MERGE (e:Entity {user_id: $user_id, canonical: x.entity})
   ON CREATE SET e.id = x.entity_id, e.name = x.entity, e.type = 'thing', e.aliases = [], e.created_at = $now
-MERGE (f)-[:MENTIONS]->(e)
+CREATE (f)-[:MENTIONS]->(e)
 WITH count(f) AS created
 CALL (created) {
   UNWIND $links AS l

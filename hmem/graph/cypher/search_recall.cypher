@@ -1,9 +1,10 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector_csv, k_dense, fetch_dense, lucene, k_lexical, fetch_lexical, lexical, lex_terms, entities, k_entity, w_dense, w_lexical, w_entity, keep
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, lucene, k_lexical, fetch_lexical, lexical, lex_terms, entities, k_entity, w_dense, w_lexical, w_entity, keep
 // The whole read path's database side in ONE round trip: the candidates of
 // search_candidates.cypher (same branches, same raw scores), the first-pass hybrid score
 // of hmem.recall.scoring (dense (2s - 1) clipped to 0..1, lexical and entity divided by
 // the best of this search, weighted by $w_*, no recency/importance), the best $keep by
-// (score DESC, id), and search_expand.cypher's one-hop walk for those. One row: `rows`
+// (score DESC, id), and search_expand.cypher's one-hop walk for those. Candidates carry
+// their nodes to the expansion (no second index seek per chosen id). One row: `rows`
 // (every candidate as [id, source, raw score], for the exact Python scoring; the 'size'
 // row counts the user's facts) and `expanded` (the chosen facts with entities, older,
 // newer, related). Facts come as lists in hmem.graph.search's _FACT_FIELDS order: the
@@ -14,15 +15,16 @@
 // 'scan' reads the user's own facts (fact_user index) and scores the same query as
 // Lucene's BM25 would (k1 = 1.2, b = 0.75, idf and average length over the user's facts)
 // with 1.0 per matching stem prefix: $lex_terms are Java patterns for the whole word and
-// for the prefix, built by the caller from the question's content words.
-// $vector_csv is the query vector as comma-separated decimals (Python's shortest repr,
-// which toFloat parses back to the same doubles): one string instead of 384 packed
-// floats, a few ms of pure-Python packing saved per search. Likewise every date-time
-// comes back as ISO 8601 text (stored values are UTC offsets with microseconds, so
+// for the prefix, built by the caller from the question's content words. Only documents
+// matching some term are kept for scoring; every document counts in n and the average
+// length (spaces + 1, as size(split(t, ' '))), so idf and BM25 are unchanged.
+// $vector is a plain list of floats (hmem.graph.catalog gives list parameters a short
+// repr: the driver formats every parameter for its DEBUG log even when that log is off,
+// which for 384 floats cost more than packing them). Every date-time comes back as
+// ISO 8601 text (stored values are UTC offsets with microseconds, so
 // datetime.fromisoformat gives back the same instant): the driver's pure-Python DateTime
 // hydration was the largest client-side cost.
-WITH CASE WHEN $vector_csv = '' THEN [] ELSE [x IN split($vector_csv, ',') | toFloat(x)] END AS vector
-CALL (vector) {
+CALL () {
   WITH 1 AS go WHERE $dense = 'exact'
   MATCH (f:Fact {user_id: $user_id})
   WHERE f.embedding IS NOT NULL
@@ -34,13 +36,13 @@ CALL (vector) {
       OR ($mode = 'asof'
           AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
           AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
-  WITH f, vector.similarity.cosine(f.embedding, vector) AS score
+  WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
   ORDER BY score DESC, f.id
   LIMIT $k_dense
-  RETURN f.id AS id, 'dense' AS source, score
+  RETURN f AS id, 'dense' AS source, score
   UNION ALL
   WITH 1 AS go WHERE $dense = 'index'
-  CALL db.index.vector.queryNodes('fact_embedding', $fetch_dense, vector) YIELD node, score
+  CALL db.index.vector.queryNodes('fact_embedding', $fetch_dense, $vector) YIELD node, score
   WITH node AS f, score
   WHERE f.user_id = $user_id
     AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
@@ -54,7 +56,7 @@ CALL (vector) {
   WITH f, score
   ORDER BY score DESC, f.id
   LIMIT $k_dense
-  RETURN f.id AS id, 'dense' AS source, score
+  RETURN f AS id, 'dense' AS source, score
   UNION ALL
   WITH 1 AS go WHERE $lexical = 'index' AND $lucene IS NOT NULL
   CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $fetch_lexical}) YIELD node, score
@@ -71,19 +73,19 @@ CALL (vector) {
   WITH f, score
   ORDER BY score DESC, f.id
   LIMIT $k_lexical
-  RETURN f.id AS id, 'lexical' AS source, score
+  RETURN f AS id, 'lexical' AS source, score
   UNION ALL
   WITH 1 AS go WHERE $lexical = 'scan' AND size($lex_terms) > 0
   MATCH (f:Fact {user_id: $user_id})
   WITH f, toLower(f.text) AS t
-  WITH f, size(split(t, ' ')) AS dl,
+  WITH f, t, size(t) - size(replace(t, ' ', '')) + 1 AS dl,
        [x IN $lex_terms | t CONTAINS x.word AND t =~ x.exact] AS exact,
        [x IN $lex_terms | x.prefix IS NOT NULL AND t CONTAINS x.root AND t =~ x.prefix] AS prefix
-  WITH collect({f: f, dl: dl, exact: exact, prefix: prefix}) AS docs
-  WITH docs, toFloat(size(docs)) AS n, reduce(s = 0.0, d IN docs | s + d.dl) / CASE size(docs) WHEN 0 THEN 1 ELSE size(docs) END AS avgdl
-  WITH docs, avgdl,
-       [i IN range(0, size($lex_terms) - 1) |
-         log(1.0 + (n - size([d IN docs WHERE d.exact[i]]) + 0.5) / (size([d IN docs WHERE d.exact[i]]) + 0.5))] AS idf
+  WITH count(*) AS n, sum(dl) AS total,
+       collect(CASE WHEN any(b IN exact + prefix WHERE b) THEN {f: f, dl: dl, exact: exact, prefix: prefix} END) AS docs
+  WITH docs, toFloat(total) / CASE n WHEN 0 THEN 1 ELSE n END AS avgdl, toFloat(n) AS n,
+       [i IN range(0, size($lex_terms) - 1) | size([d IN docs WHERE d.exact[i]])] AS df
+  WITH docs, avgdl, [c IN df | log(1.0 + (n - c + 0.5) / (c + 0.5))] AS idf
   UNWIND docs AS d
   WITH d.f AS f,
        reduce(s = 0.0, i IN range(0, size($lex_terms) - 1) |
@@ -101,7 +103,7 @@ CALL (vector) {
   WITH f, score
   ORDER BY score DESC, f.id
   LIMIT $k_lexical
-  RETURN f.id AS id, 'lexical' AS source, score
+  RETURN f AS id, 'lexical' AS source, score
   UNION ALL
   WITH 1 AS go WHERE size($entities) > 0
   MATCH (e:Entity {user_id: $user_id})
@@ -118,28 +120,28 @@ CALL (vector) {
   WITH f, count(DISTINCT e) AS matched
   ORDER BY matched DESC, f.known_from DESC, f.id
   LIMIT $k_entity
-  RETURN f.id AS id, 'entity' AS source, toFloat(matched) AS score
+  RETURN f AS id, 'entity' AS source, toFloat(matched) AS score
   UNION ALL
   MATCH (f:Fact {user_id: $user_id})
-  RETURN '' AS id, 'size' AS source, toFloat(count(f)) AS score
+  RETURN null AS id, 'size' AS source, toFloat(count(f)) AS score
 }
-WITH collect([id, source, score]) AS rows
-WITH rows,
+WITH collect([id, source, score]) AS cand
+WITH cand, [r IN cand | [coalesce(r[0].id, ''), r[1], r[2]]] AS rows
+WITH cand, rows,
      reduce(m = 0.0, r IN rows | CASE WHEN r[1] = 'lexical' AND r[2] > m THEN r[2] ELSE m END) AS best_lexical,
      reduce(m = 0.0, r IN rows | CASE WHEN r[1] = 'entity' AND r[2] > m THEN r[2] ELSE m END) AS best_entity
-CALL (rows, best_lexical, best_entity) {
-  UNWIND [r IN rows WHERE r[1] <> 'size'] AS r
-  WITH r[0] AS fid,
+CALL (cand, best_lexical, best_entity) {
+  UNWIND [r IN cand WHERE r[1] <> 'size'] AS r
+  WITH r[0] AS f,
        max(CASE WHEN r[1] <> 'dense' THEN 0.0
                 WHEN 2.0 * r[2] - 1.0 < 0.0 THEN 0.0
                 WHEN 2.0 * r[2] - 1.0 > 1.0 THEN 1.0
                 ELSE 2.0 * r[2] - 1.0 END) AS d,
        max(CASE WHEN r[1] = 'lexical' AND best_lexical > 0.0 THEN r[2] / best_lexical ELSE 0.0 END) AS l,
        max(CASE WHEN r[1] = 'entity' AND best_entity > 0.0 THEN r[2] / best_entity ELSE 0.0 END) AS e
-  WITH fid, $w_dense * d + $w_lexical * l + $w_entity * e AS first
-  ORDER BY first DESC, fid
+  WITH f, $w_dense * d + $w_lexical * l + $w_entity * e AS first
+  ORDER BY first DESC, f.id
   LIMIT $keep
-  MATCH (f:Fact {user_id: $user_id, id: fid})
   WITH f,
        [(f)-[:MENTIONS]->(e:Entity {user_id: $user_id}) | e.name] AS entities,
        [(f)-[r:SUPERSEDES]->(p:Fact {user_id: $user_id}) | {
