@@ -74,7 +74,7 @@ def check_vector_index(driver: Driver, database: str, dim: int) -> bool:
         return False
     if row.get("options") is None:
         return True  # populating, options unknown: checked again once it is online
-    config = (row["options"] or {}).get("indexConfig") or {}
+    config = row["options"].get("indexConfig") or {}
     existing = config.get("vector.dimensions")
     if existing != dim:
         raise SchemaError(
