@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import click
@@ -12,6 +13,7 @@ import click
 from hmem.config import Config
 from hmem.errors import HmemError
 from hmem.localdb import LocalNeo4j
+from hmem.localdb.plugin import PROCEDURE, build_plugin, install, javac_for
 from hmem.memory import Memory
 from hmem.models import Fact
 
@@ -97,6 +99,28 @@ def neo4j_status() -> None:
         click.echo("not running")
         sys.exit(3)
     click.echo(f"running (pid {pid}) at {server.bolt_uri}; browser {server.browser_url}")
+
+
+@neo4j.command("plugin")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="the folder to write the jar to, e.g. your Neo4j's plugins/",
+)
+def neo4j_plugin(out: Path) -> None:
+    """Build hmem's Neo4j plugin (the hmem.vector.topk procedure) for a Neo4j 5.26 of
+    your own: copy the jar into its plugins/ folder and restart it. The local server of
+    `hmem neo4j start` installs it by itself."""
+    server = _local(_config())
+    server.fetch()
+    javac = javac_for(server.java())
+    if javac is None:
+        raise click.ClickException("no javac beside the Java runtime: install a JDK 17 or 21")
+    jar = build_plugin(javac, server.lib_dir, server.cache_dir / "plugins", server.version)
+    target = install(jar, out)
+    click.echo(f"{target}  ({PROCEDURE}, built against Neo4j {server.version})")
 
 
 @main.command("init-schema")

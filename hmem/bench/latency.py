@@ -40,6 +40,7 @@ import numpy as np
 from neo4j import Driver, GraphDatabase
 
 from hmem.graph import catalog
+from hmem.graph._records import packed
 from hmem.graph.schema import SCHEMA_STATEMENTS, VECTOR_INDEX, show_index
 from hmem.graph.search import FactSearch
 from hmem.localdb import LocalNeo4j
@@ -105,6 +106,7 @@ def _facts_for(world: World, user: int, start: int, stop: int) -> dict[str, Any]
                 "entity": entity,
                 "entity_id": f"{uid}-e-{entity}",
                 "embedding": vector,
+                "packed": packed(vector),
             }
         )
         if n % 10 == 9 and n - 1 >= start:
@@ -201,8 +203,10 @@ def measure(
         assert all(h.fact.user_id == world.user(u) for h in result.hits)
     say("  " + _line("recall, Neo4j server time        ", out["server"]))
     say("  " + _line("search() end to end, no embedding", out["search"]))
+    scan = "hmem.vector.topk" if recall.search_backend.native_topk else "plain Cypher"
     say(
-        f"  strategies {strategies}; round trips {sum(out['trips']) / max(1, queries):.2f}; "
+        f"  strategies {strategies} (exact scan: {scan}); "
+        f"round trips {sum(out['trips']) / max(1, queries):.2f}; "
         f"mean hits {hits / max(1, queries):.1f} (k={k})"
     )
     return out

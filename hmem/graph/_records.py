@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import struct
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC
 from typing import Any
@@ -16,6 +17,12 @@ from hmem.models import Fact
 __all__ = ["check_user_id", "native", "to_fact", "translate_errors"]
 
 MAX_USER_ID = 256
+
+
+def packed(vector: Sequence[float]) -> bytes:
+    """A vector as float32 little-endian bytes: the ``embedding_f32le`` property that
+    hmem's procedure reads (fact_set_embedding.cypher)."""
+    return struct.pack(f"<{len(vector)}f", *vector)
 
 
 def native(value: Any) -> Any:

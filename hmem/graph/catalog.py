@@ -4,7 +4,8 @@ Each file starts with a ``// params: a, b, c`` header naming every ``$parameter`
 statement uses. Loading refuses a file whose header and body disagree (aiosql's rule),
 and refuses a data statement that does not take ``$user_id``: the user boundary is a
 property of the catalog, not of each caller's memory. Values are always parameters;
-nothing in this package builds Cypher from strings.
+nothing in this package builds Cypher from strings. A file may hold a second, native
+text for servers with hmem's procedure (``//native`` lines, see ``_variants``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ __all__ = ["CatalogError", "Statement", "load", "statement"]
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER = re.compile(r"^//[ \t]*params:[ \t]*(.*)$", re.MULTILINE)
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+# Variant lines: see _variants.
+_NATIVE = "//native "
+_PLAIN_BEGIN = "//plain begin"
+_PLAIN_END = "//plain end"
 # Statements that manage the schema or span tenants by design (erasure receipts).
 _UNSCOPED_PREFIXES = ("schema_", "admin_")
 
@@ -37,6 +42,7 @@ class Statement:
     name: str
     text: str
     params: frozenset[str]
+    native: str | None = None  # the text with hmem's procedure (hmem.localdb.plugin)
 
     def bind(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The parameters for one run; every declared name must be given, nothing else."""
@@ -89,20 +95,61 @@ def _utc(value: Any) -> Any:
     return value
 
 
+def _variants(text: str) -> tuple[str, str | None]:
+    """The plain text and, when the file has ``//native`` lines, the native one: a
+    ``//native <cypher>`` line is Cypher only in the native text; the lines between
+    ``//plain begin`` and ``//plain end`` only in the plain one."""
+    plain: list[str] = []
+    native: list[str] = []
+    in_plain = has_native = False
+    for line in text.splitlines():
+        mark = line.strip()
+        if mark.startswith(_NATIVE):
+            has_native = True
+            native.append(line.replace(_NATIVE, "", 1))
+        elif mark == _PLAIN_BEGIN:
+            in_plain = True
+        elif mark == _PLAIN_END:
+            in_plain = False
+        else:
+            plain.append(line)
+            if not in_plain:
+                native.append(line)
+    if in_plain:
+        raise CatalogError(f"{_PLAIN_BEGIN!r} without {_PLAIN_END!r}")
+    return "\n".join(plain), ("\n".join(native) if has_native else None)
+
+
+def _body(text: str) -> tuple[str, frozenset[str]]:
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    return body.strip(), frozenset(_PARAM.findall(_STRING.sub("''", body)))
+
+
 def parse(name: str, text: str) -> Statement:
     header = _HEADER.search(text)
     if header is None:
         raise CatalogError(f"{name}.cypher has no '// params:' header")
     declared = frozenset(p.strip() for p in header.group(1).split(",") if p.strip())
-    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
-    used = frozenset(_PARAM.findall(_STRING.sub("''", body)))
+    try:
+        plain, native = _variants(text)
+    except CatalogError as exc:
+        raise CatalogError(f"{name}.cypher: {exc}") from None
+    body, used = _body(plain)
     if declared != used:
         raise CatalogError(
             f"{name}.cypher: header declares {sorted(declared)} but the body uses {sorted(used)}"
         )
     if not name.startswith(_UNSCOPED_PREFIXES) and "user_id" not in used:
         raise CatalogError(f"{name}.cypher is a data statement without $user_id")
-    return Statement(name=name, text=body.strip(), params=declared)
+    native_body = None
+    if native is not None:
+        native_body, native_used = _body(native)
+        if not native_used <= declared or ("user_id" in used) != ("user_id" in native_used):
+            raise CatalogError(
+                f"{name}.cypher: the //native text uses {sorted(native_used)}, "
+                f"not within {sorted(declared)}"
+            )
+    return Statement(name=name, text=body, params=declared, native=native_body)
 
 
 @cache

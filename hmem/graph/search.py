@@ -22,7 +22,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -32,6 +32,7 @@ from neo4j import exceptions as neo
 
 from hmem.graph import catalog
 from hmem.graph._records import check_user_id, native, to_fact, translate_errors
+from hmem.localdb.plugin import PROCEDURE
 from hmem.models import Fact, HistoryStep, SupersessionLink
 
 __all__ = [
@@ -165,12 +166,16 @@ class FactSearch:
         index_max_fetch: int = 5_000,
         size_ttl_s: float = 60.0,
         lexical_scan_max_facts: int = 20_000,
+        native_topk: bool | None = None,
     ) -> None:
         """``exact_max_facts``: users with at most this many vectors are scanned exactly
         (the measured crossover, see docs/retrieval.md); bigger users try the index with
         ``k * index_overfetch`` neighbours (capped by ``index_max_fetch``) first.
         ``lexical_scan_max_facts``: users with at most this many facts get the per-user
-        lexical scan in ``retrieve``; bigger ones the global fulltext index, filtered."""
+        lexical scan in ``retrieve``; bigger ones the global fulltext index, filtered.
+        ``native_topk``: run the exact scan with hmem's ``hmem.vector.topk`` procedure (None:
+        when the server has it, asked once; False: plain Cypher; both give the same
+        results, the procedure is faster)."""
         self._driver = driver
         self._database = database
         self.exact_max_facts = exact_max_facts
@@ -180,6 +185,38 @@ class FactSearch:
         self.lexical_scan_max_facts = lexical_scan_max_facts
         self._sizes: dict[str, tuple[float, int]] = {}
         self._lock = threading.Lock()
+        self._native = native_topk
+
+    @property
+    def native_topk(self) -> bool:
+        """Whether exact scans call ``hmem.vector.topk`` (asked of the server once)."""
+        if self._native is None:
+            stmt = catalog.statement("schema_procedure_exists")
+            try:
+                records, _, _ = self._driver.execute_query(
+                    stmt.text, stmt.bind({"name": PROCEDURE}), database_=self._database,
+                    routing_="r",
+                )  # fmt: skip
+                present = bool(records[0]["present"])
+            except neo.ClientError:
+                present = False  # e.g. a user who may not list procedures
+            with self._lock:
+                self._native = present
+        return bool(self._native)
+
+    def _run(self, stmt: catalog.Statement, run: Callable[[str], Any]) -> Any:
+        """``run(text)`` with the statement's native text when the procedure is in use;
+        if the server no longer has it (restarted without the plugin), plain again."""
+        if stmt.native is None or not self.native_topk:
+            return run(stmt.text)
+        try:
+            return run(stmt.native)
+        except neo.ClientError as exc:
+            if exc.code != "Neo.ClientError.Procedure.ProcedureNotFound":
+                raise
+            with self._lock:
+                self._native = False
+            return run(stmt.text)
 
     def _read_autocommit(self, name: str, **params: Any) -> tuple[list[Any], float]:
         """A read as an auto-commit query: RUN and PULL in one network round trip, where
@@ -196,11 +233,15 @@ class FactSearch:
                     with self._driver.session(
                         database=self._database, default_access_mode=READ_ACCESS
                     ) as session:
-                        result = session.run(stmt.text, bound)
-                        # Plain maps and lists only: Record.data()'s recursive
-                        # transform (for nodes and paths) is skipped.
-                        records = [dict(zip(r.keys(), r, strict=True)) for r in result]
-                        summary = result.consume()
+
+                        def run(text: str) -> tuple[list[dict[str, Any]], Any]:
+                            result = session.run(text, bound)
+                            # Plain maps and lists only: Record.data()'s recursive
+                            # transform (for nodes and paths) is skipped.
+                            records = [dict(zip(r.keys(), r, strict=True)) for r in result]
+                            return records, result.consume()
+
+                        records, summary = self._run(stmt, run)
                     return records, _server_ms(summary)
                 except (neo.ServiceUnavailable, neo.SessionExpired, neo.TransientError):
                     attempt += 1
@@ -212,9 +253,13 @@ class FactSearch:
         self, name: str, routing: Literal["r", "w"] = "r", **params: Any
     ) -> tuple[list[Any], float]:
         stmt = catalog.statement(name)
+        bound = stmt.bind(params)
         with translate_errors():
-            records, summary, _ = self._driver.execute_query(
-                stmt.text, stmt.bind(params), database_=self._database, routing_=routing
+            records, summary, _ = self._run(
+                stmt,
+                lambda text: self._driver.execute_query(
+                    text, bound, database_=self._database, routing_=routing
+                ),
             )
         return [r.data() for r in records], _server_ms(summary)
 

@@ -26,7 +26,7 @@ from hmem.errors import (
     ValidationError,
 )
 from hmem.graph._base import new_id
-from hmem.graph._records import check_user_id, native, to_fact
+from hmem.graph._records import check_user_id, native, packed, to_fact
 from hmem.graph.userdata import UserData
 from hmem.models import (
     Fact,
@@ -224,9 +224,9 @@ class GraphStore(UserData):
             ],
         )
         vectors = [
-            {"id": r["id"], "embedding": r["draft"].embedding}
+            {"id": r["id"], "embedding": vector, "packed": packed(vector)}
             for r in fresh
-            if r["draft"].embedding is not None
+            if (vector := r["draft"].embedding) is not None
         ]
         if vectors:
             self._run(tx, "fact_set_embedding", user_id=user_id, rows=vectors)

@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from hmem.errors import ConfigError
+from hmem.localdb.plugin import PROCEDURE, build_plugin, install, javac_for
 
 __all__ = ["NEO4J_VERSION", "LocalNeo4j", "LocalNeo4jError"]
 
@@ -66,6 +67,7 @@ class LocalNeo4j:
     version: str = NEO4J_VERSION
     cache_dir: Path = field(default_factory=_default_cache)
     log: object = None  # a callable(str) for progress lines; stderr when None
+    plugin: bool = True  # install hmem's procedure (hmem.localdb.plugin) when a javac exists
 
     def __post_init__(self) -> None:
         self.home = self.home.resolve()
@@ -210,6 +212,19 @@ class LocalNeo4j:
             text = resources.files("hmem.localdb").joinpath(name).read_text()
             (self.home / "conf" / name).write_text(text)
 
+    def _install_plugin(self, java: str) -> None:
+        plugins = self.home / "plugins"
+        if not self.plugin:
+            for old in plugins.glob("hmem-neo4j-*.jar"):
+                old.unlink()
+            return
+        javac = javac_for(java)
+        if javac is None:
+            self._say(f"no javac beside {java}: {PROCEDURE} not installed (plain Cypher scans)")
+            return
+        jar = build_plugin(javac, self.lib_dir, self.cache_dir / "plugins", self.version)
+        install(jar, plugins)
+
     def _set_initial_password(self, java: str) -> None:
         if (self.home / "data" / "databases" / "system").exists():
             return
@@ -263,6 +278,7 @@ class LocalNeo4j:
         self.fetch()
         java = self.java()
         self.prepare()
+        self._install_plugin(java)
         self._set_initial_password(java)
         for port in (self.bolt_port, self.http_port):
             if _port_open(port):

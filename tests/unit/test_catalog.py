@@ -70,3 +70,49 @@ def test_no_cypher_is_built_in_python() -> None:
         text = source.read_text()
         for keyword in ("MATCH (", "MERGE (", "CREATE (", "DETACH DELETE"):
             assert keyword not in text, f"{source} contains Cypher ({keyword})"
+
+
+_VARIANTS = """// params: user_id, vector
+MATCH (f:Fact {user_id: $user_id})
+// a comment stays a comment in both texts
+//native WITH collect(f) AS fs
+//native CALL hmem.vector.topk(fs, 'embedding', $vector, 3) YIELD node AS f, score
+//plain begin
+WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
+ORDER BY score DESC LIMIT 3
+//plain end
+RETURN f.id AS id, score"""
+
+
+def test_native_lines_make_a_second_text() -> None:
+    stmt = parse("search_x", _VARIANTS)
+    assert stmt.text == (
+        "MATCH (f:Fact {user_id: $user_id})\n"
+        "WITH f, vector.similarity.cosine(f.embedding, $vector) AS score\n"
+        "ORDER BY score DESC LIMIT 3\n"
+        "RETURN f.id AS id, score"
+    )
+    assert stmt.native == (
+        "MATCH (f:Fact {user_id: $user_id})\n"
+        "WITH collect(f) AS fs\n"
+        "CALL hmem.vector.topk(fs, 'embedding', $vector, 3) YIELD node AS f, score\n"
+        "RETURN f.id AS id, score"
+    )
+    single = parse("fact_x", "// params: user_id\nMATCH (f:Fact {user_id: $user_id}) RETURN f")
+    assert single.native is None
+
+
+def test_native_text_is_checked_like_the_plain_one() -> None:
+    with pytest.raises(CatalogError, match="without '//plain end'"):
+        parse("search_x", _VARIANTS.replace("//plain end\n", ""))
+    with pytest.raises(CatalogError, match="the //native text uses"):
+        parse("search_x", _VARIANTS.replace("YIELD node AS f", "YIELD node AS f WHERE $other"))
+
+
+@pytest.mark.parametrize("name", ["search_recall", "search_candidates"])
+def test_native_texts_stay_scoped_by_user(name: str) -> None:
+    stmt = catalog.statement(name)
+    assert stmt.native is not None and "hmem.vector.topk" in stmt.native
+    plain_patterns = re.findall(r"\((\w*):(\w+)([^)]*)\)", stmt.text)
+    native_patterns = re.findall(r"\((\w*):(\w+)([^)]*)\)", stmt.native)
+    assert native_patterns == plain_patterns  # the variant only swaps the top-k step

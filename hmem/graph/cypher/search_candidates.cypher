@@ -23,9 +23,15 @@ CALL () {
       OR ($mode = 'asof'
           AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
           AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+  // The same top $k_dense: one call of hmem's procedure, or plain Cypher without it.
+  //native WITH collect(f) AS fs
+  //native CALL hmem.vector.topk(fs, ['embedding_f32le', 'embedding'], $vector, $k_dense)
+  //native   YIELD node AS f, score
+  //plain begin
   WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
   ORDER BY score DESC, f.id
   LIMIT $k_dense
+  //plain end
   RETURN f.id AS id, 'dense' AS source, score
   UNION ALL
   WITH 1 AS go WHERE $dense = 'index'

@@ -1,0 +1,4 @@
+// params: name
+// Whether the server has a procedure: hmem's plugin (hmem.localdb.plugin) is optional.
+SHOW PROCEDURES YIELD name WHERE name = $name
+RETURN count(*) > 0 AS present

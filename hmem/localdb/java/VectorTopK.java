@@ -1,0 +1,173 @@
+package hmem.neo4j;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.stream.Stream;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.neo4j.graphdb.Node;
+import org.neo4j.procedure.Description;
+import org.neo4j.procedure.Mode;
+import org.neo4j.procedure.Name;
+import org.neo4j.procedure.Procedure;
+
+/**
+ * The exact per-user dense scan of hmem's read path as one procedure call.
+ *
+ * <p>Same scores as Cypher's {@code vector.similarity.cosine(stored, query)}: both vectors
+ * are L2-normalised in double, narrowed to float, and scored by Lucene's DOT_PRODUCT as
+ * (1 + dot) / 2. Same order as {@code ORDER BY score DESC, n.id}. The caller passes the
+ * nodes it matched (one user's, already filtered by time), so the procedure sees nothing
+ * else. Nodes without a valid vector of the query's dimension are skipped.
+ *
+ * <p>A vector is read from the first of the given properties that holds one: hmem writes
+ * each fact's vector twice, as a float list ({@code embedding}, for the vector index and
+ * plain Cypher) and as float32 little-endian bytes ({@code embedding_f32le}). Neo4j
+ * stores byte arrays as they are but bit-packs float arrays, and unpacking 384 floats
+ * cost more than the rest of the scan (measured: docs/retrieval.md).
+ *
+ * <p>Why a procedure: in Cypher each row also pays for a generic list-to-vector
+ * conversion of both arguments and the slotted runtime's sort; here the query vector is
+ * converted once and only the best k are kept.
+ */
+public class VectorTopK {
+    public static final class Hit {
+        public Node node;
+        public double score;
+
+        Hit(Node node, double score) {
+            this.node = node;
+            this.score = score;
+        }
+    }
+
+    private static final class Scored {
+        final Node node;
+        final float score;
+        String id;
+
+        Scored(Node node, float score) {
+            this.node = node;
+            this.score = score;
+        }
+
+        String id() {
+            if (id == null) {
+                Object value = node.getProperty("id", null);
+                id = value instanceof String s ? s : "";
+            }
+            return id;
+        }
+    }
+
+    /** Best first: higher score, then the smaller id. */
+    private static final Comparator<Scored> BEST_FIRST =
+            Comparator.<Scored>comparingDouble(s -> -s.score).thenComparing(Scored::id);
+
+    @Procedure(name = "hmem.vector.topk", mode = Mode.READ)
+    @Description("hmem.vector.topk(nodes, properties, vector, k): the k nodes whose vector "
+            + "(the first of properties holding one: float32 little-endian bytes or a float "
+            + "list) is closest to vector, with the score of vector.similarity.cosine, best "
+            + "first (ties by the id property).")
+    public Stream<Hit> topk(
+            @Name("nodes") List<Node> nodes,
+            @Name("properties") List<String> properties,
+            @Name("vector") List<Double> vector,
+            @Name("k") long k) {
+        float[] query = normalised(vector);
+        if (query == null || k <= 0 || nodes == null || properties == null) {
+            return Stream.empty();
+        }
+        int keep = (int) Math.min(k, Integer.MAX_VALUE);
+        PriorityQueue<Scored> worstFirst = new PriorityQueue<>(BEST_FIRST.reversed());
+        for (Node node : nodes) {
+            if (node == null) {
+                continue;
+            }
+            float[] stored = null;
+            for (int p = 0; stored == null && p < properties.size(); p++) {
+                stored = normalised(node.getProperty(properties.get(p), null), query.length);
+            }
+            if (stored == null) {
+                continue;
+            }
+            Scored hit = new Scored(node, VectorSimilarityFunction.DOT_PRODUCT.compare(stored, query));
+            if (worstFirst.size() < keep) {
+                worstFirst.add(hit);
+            } else if (BEST_FIRST.compare(hit, worstFirst.peek()) < 0) {
+                worstFirst.poll();
+                worstFirst.add(hit);
+            }
+        }
+        List<Scored> best = new ArrayList<>(worstFirst);
+        best.sort(BEST_FIRST);
+        return best.stream().map(s -> new Hit(s.node, s.score));
+    }
+
+    private static float[] normalised(List<Double> vector) {
+        if (vector == null || vector.isEmpty()) {
+            return null;
+        }
+        double[] values = new double[vector.size()];
+        for (int i = 0; i < values.length; i++) {
+            Double x = vector.get(i);
+            if (x == null) {
+                return null;
+            }
+            values[i] = x;
+        }
+        return normalised(values);
+    }
+
+    private static float[] normalised(Object value, int dimensions) {
+        if (value instanceof byte[] bytes && bytes.length == 4 * dimensions) {
+            FloatBuffer floats = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+            double[] values = new double[dimensions];
+            for (int i = 0; i < dimensions; i++) {
+                values[i] = floats.get(i);
+            }
+            return normalised(values);
+        }
+        if (value instanceof float[] floats && floats.length == dimensions) {
+            double[] values = new double[dimensions];
+            for (int i = 0; i < dimensions; i++) {
+                values[i] = floats[i];
+            }
+            return normalised(values);
+        }
+        if (value instanceof double[] doubles && doubles.length == dimensions) {
+            return normalised(doubles);
+        }
+        return null;
+    }
+
+    /** As Neo4j's cosine does: L2-normalise in double, then narrow to float; null if invalid. */
+    private static float[] normalised(double[] values) {
+        double square = 0.0;
+        for (double x : values) {
+            if (!Double.isFinite(x)) {
+                return null;
+            }
+            square += x * x;
+        }
+        if (!(square > 0.0) || !Double.isFinite(square)) {
+            return null;
+        }
+        double scale = 1.0 / Math.sqrt(square);
+        if (!Double.isFinite(scale)) {
+            return null;
+        }
+        float[] out = new float[values.length];
+        for (int i = 0; i < values.length; i++) {
+            out[i] = (float) (values[i] * scale);
+            if (!Float.isFinite(out[i])) {
+                return null;
+            }
+        }
+        return out;
+    }
+}
