@@ -174,14 +174,24 @@ def _line(label: str, values: Sequence[float]) -> str:
 
 
 def measure(
-    driver: Driver, database: str, world: World, queries: int, k: int, exact_max: int, seed: int
+    driver: Driver,
+    database: str,
+    world: World,
+    queries: int,
+    k: int,
+    exact_max: int,
+    seed: int,
+    native_topk: bool | None = None,
 ) -> dict[str, list[float]]:
     """Server time, ``search()`` wall time and client recall time of ``queries`` searches
     (after WARMUP ones: right after a start or a load the JIT and the page cache are
     cold), each for a random user with a random question and vector."""
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
-    recall = Recall(FactSearch(driver, database=database, exact_max_facts=exact_max), touch=False)
+    search = FactSearch(
+        driver, database=database, exact_max_facts=exact_max, native_topk=native_topk
+    )
+    recall = Recall(search, touch=False)
     out: dict[str, list[float]] = {"server": [], "search": [], "trips": []}
     strategies: dict[str, int] = {}
     hits = 0
@@ -382,11 +392,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--crossover", default="", help="big-user sizes, e.g. 1000,4000,16000")
     parser.add_argument("--model-dir", default=str(DEFAULT_MODEL))
     parser.add_argument("--stop", action="store_true", help="stop the started server at the end")
+    parser.add_argument(
+        "--plain-cypher",
+        action="store_true",
+        help="exact scans in plain Cypher even when the server has hmem.vector.topk",
+    )
     args = parser.parse_args(argv)
     if args.fresh and args.uri is not None:
         parser.error("--fresh wipes the store: only with the bench's own server (no --uri)")
 
     bench = Bench(args)
+    native = False if args.plain_cypher else None
     table: list[tuple[int, str, dict[str, list[float]]]] = []
     try:
         rng = random.Random(42)
@@ -406,7 +422,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             started = time.monotonic()
             load(driver, args.database, world, have, want)
             say(f"  load took {time.monotonic() - started:,.0f}s")
-            got = measure(driver, args.database, world, args.queries, args.k, args.exact_max, size)
+            got = measure(
+                driver, args.database, world, args.queries, args.k, args.exact_max, size, native
+            )
             table.append((want * args.users, "online" if indexed else "absent", got))
         # Built once, after the bulk load; users up to --exact-max facts never use it
         # (exact scan), so the figures above do not depend on it: re-measured if online.
@@ -416,7 +434,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             not indexed and sizes and build_vector_index(driver, args.database, args.index_timeout)
         ):
             size = sizes[-1]
-            got = measure(driver, args.database, world, args.queries, args.k, args.exact_max, size)
+            got = measure(
+                driver, args.database, world, args.queries, args.k, args.exact_max, size, native
+            )
             table.append(((size // args.users) * args.users, "online", got))
         if args.crossover and bench.driver is not None:
             sizes = [int(s) for s in args.crossover.split(",") if s]

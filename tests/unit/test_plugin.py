@@ -54,3 +54,17 @@ def test_a_runtime_without_javac_is_recognised(tmp_path: Path) -> None:
     assert javac_for(str(java)) is None
     (java.parent / "javac").write_text("#!/bin/sh\n")
     assert javac_for(str(java)) == str(java.parent / "javac")
+
+
+def test_cli_writes_the_jar_for_a_server_of_your_own(
+    toolchain: tuple[str, Path, str], tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from hmem.cli import main
+
+    out = tmp_path / "plugins"
+    result = CliRunner().invoke(main, ["neo4j", "plugin", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    [jar] = out.glob("hmem-neo4j-*.jar")
+    assert str(jar) in result.output and "hmem.vector.topk" in result.output
