@@ -13,7 +13,7 @@ import click
 from hmem.config import Config
 from hmem.errors import HmemError
 from hmem.localdb import LocalNeo4j
-from hmem.localdb.plugin import PROCEDURE, build_plugin, install, javac_for
+from hmem.localdb.plugin import PROCEDURE, install
 from hmem.memory import Memory
 from hmem.models import Fact
 
@@ -115,10 +115,9 @@ def neo4j_plugin(out: Path) -> None:
     `hmem neo4j start` installs it by itself."""
     server = _local(_config())
     server.fetch()
-    javac = javac_for(server.java())
-    if javac is None:
+    jar = server.plugin_jar(server.java())
+    if jar is None:
         raise click.ClickException("no javac beside the Java runtime: install a JDK 17 or 21")
-    jar = build_plugin(javac, server.lib_dir, server.cache_dir / "plugins", server.version)
     target = install(jar, out)
     click.echo(f"{target}  ({PROCEDURE}, built against Neo4j {server.version})")
 

@@ -213,7 +213,7 @@ def measure(
         assert all(h.fact.user_id == world.user(u) for h in result.hits)
     say("  " + _line("recall, Neo4j server time        ", out["server"]))
     say("  " + _line("search() end to end, no embedding", out["search"]))
-    scan = "hmem.vector.topk" if recall.search_backend.native_topk else "plain Cypher"
+    scan = "hmem.vector.topk" if search.native_topk else "plain Cypher"
     say(
         f"  strategies {strategies} (exact scan: {scan}); "
         f"round trips {sum(out['trips']) / max(1, queries):.2f}; "

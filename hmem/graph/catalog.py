@@ -144,10 +144,10 @@ def parse(name: str, text: str) -> Statement:
     native_body = None
     if native is not None:
         native_body, native_used = _body(native)
-        if not native_used <= declared or ("user_id" in used) != ("user_id" in native_used):
+        if native_used != declared:
             raise CatalogError(
-                f"{name}.cypher: the //native text uses {sorted(native_used)}, "
-                f"not within {sorted(declared)}"
+                f"{name}.cypher: header declares {sorted(declared)} but the //native text "
+                f"uses {sorted(native_used)}"
             )
     return Statement(name=name, text=body, params=declared, native=native_body)
 

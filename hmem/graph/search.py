@@ -191,13 +191,9 @@ class FactSearch:
     def native_topk(self) -> bool:
         """Whether exact scans call ``hmem.vector.topk`` (asked of the server once)."""
         if self._native is None:
-            stmt = catalog.statement("schema_procedure_exists")
             try:
-                records, _, _ = self._driver.execute_query(
-                    stmt.text, stmt.bind({"name": PROCEDURE}), database_=self._database,
-                    routing_="r",
-                )  # fmt: skip
-                present = bool(records[0]["present"])
+                rows, _ = self._query("schema_procedure_exists", procedure=PROCEDURE)
+                present = bool(rows[0]["present"])
             except neo.ClientError:
                 present = False  # e.g. a user who may not list procedures
             with self._lock:

@@ -212,17 +212,24 @@ class LocalNeo4j:
             text = resources.files("hmem.localdb").joinpath(name).read_text()
             (self.home / "conf" / name).write_text(text)
 
+    def plugin_jar(self, java: str) -> Path | None:
+        """hmem's plugin built against this server's jars (cached), or None when the
+        Java runtime has no ``javac`` beside it."""
+        javac = javac_for(java)
+        if javac is None:
+            return None
+        return build_plugin(javac, self.lib_dir, self.cache_dir / "plugins", self.version)
+
     def _install_plugin(self, java: str) -> None:
         plugins = self.home / "plugins"
         if not self.plugin:
             for old in plugins.glob("hmem-neo4j-*.jar"):
                 old.unlink()
             return
-        javac = javac_for(java)
-        if javac is None:
+        jar = self.plugin_jar(java)
+        if jar is None:
             self._say(f"no javac beside {java}: {PROCEDURE} not installed (plain Cypher scans)")
             return
-        jar = build_plugin(javac, self.lib_dir, self.cache_dir / "plugins", self.version)
         install(jar, plugins)
 
     def _set_initial_password(self, java: str) -> None:

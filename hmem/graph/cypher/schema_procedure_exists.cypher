@@ -1,4 +1,4 @@
-// params: name
+// params: procedure
 // Whether the server has a procedure: hmem's plugin (hmem.localdb.plugin) is optional.
-SHOW PROCEDURES YIELD name WHERE name = $name
+SHOW PROCEDURES YIELD name WHERE name = $procedure
 RETURN count(*) > 0 AS present
