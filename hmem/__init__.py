@@ -6,6 +6,7 @@ from hmem.errors import (
     ConfigError,
     ConflictError,
     DimensionMismatchError,
+    ErasureInProgressError,
     HmemError,
     ModelAuthError,
     ModelError,
@@ -19,6 +20,7 @@ from hmem.errors import (
     StoreUnavailableError,
     TemporalOrderError,
     TextTooLongError,
+    UserErasedError,
     ValidationError,
 )
 from hmem.memory import Memory
@@ -52,6 +54,7 @@ __all__ = [
     "Entity",
     "EntityRef",
     "Episode",
+    "ErasureInProgressError",
     "Fact",
     "FactDraft",
     "FactHistory",
@@ -77,6 +80,7 @@ __all__ = [
     "SupersessionLink",
     "TemporalOrderError",
     "TextTooLongError",
+    "UserErasedError",
     "UserExport",
     "ValidationError",
     "WriteResult",

@@ -13,7 +13,8 @@ branch, so a worker or an HTTP layer decides with one ``isinstance``::
     │   └── DimensionMismatchError   a vector whose size is not the index's size
     ├── NotFoundError                no such fact/entity/job *for this user*
     ├── ConflictError                the operation contradicts the stored state
-    │                                (closing a closed fact, restoring an open one)
+    │   │                            (closing a closed fact, restoring an open one)
+    │   └── UserErasedError          the user was erased after the write was accepted
     ├── SchemaError                  the database schema disagrees with the config
     ├── PolicyRefusal                the write policy refused the input (names the kind)
     ├── ModelError                   a model service answered with something unusable
@@ -21,6 +22,7 @@ branch, so a worker or an HTTP layer decides with one ``isinstance``::
     │   └── ModelAuthError           401/403 from the model service: fix the key
     └── RetryableError               try again later; nothing was lost
         ├── StoreUnavailableError    Neo4j cannot be reached / transient failure
+        ├── ErasureInProgressError   the user is being erased; write again after it
         └── ModelUnavailableError    timeout, 429 or 5xx from a model service
 
 ``ValidationError`` deliberately does not derive from ``ValueError``: raised inside a
@@ -35,6 +37,7 @@ __all__ = [
     "ConfigError",
     "ConflictError",
     "DimensionMismatchError",
+    "ErasureInProgressError",
     "HmemError",
     "ModelAuthError",
     "ModelError",
@@ -48,6 +51,7 @@ __all__ = [
     "StoreUnavailableError",
     "TemporalOrderError",
     "TextTooLongError",
+    "UserErasedError",
     "ValidationError",
 ]
 
@@ -88,6 +92,11 @@ class ConflictError(HmemError):
     """The operation does not fit the stored state."""
 
 
+class UserErasedError(ConflictError):
+    """The user was erased after this write (a session, a fact) was accepted: the
+    erasure wins, nothing of the write was stored, and it must not be retried."""
+
+
 class SchemaError(HmemError):
     """The database schema disagrees with the configuration."""
 
@@ -123,6 +132,11 @@ class RetryableError(HmemError):
 
 class StoreUnavailableError(RetryableError):
     """Neo4j cannot be reached or reported a transient failure."""
+
+
+class ErasureInProgressError(RetryableError):
+    """The user is being erased right now; a write accepted after the erasure began
+    may be sent again once it is finished (it then starts the user afresh)."""
 
 
 class ModelUnavailableError(RetryableError):

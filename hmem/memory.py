@@ -209,6 +209,7 @@ class Memory:
         The write policy still applies (a credential is refused with ``PolicyRefusal``),
         and the text is embedded when an embedder is configured and no vector is given.
         """
+        accepted_at = datetime.now(UTC)  # an erasure from here on wins over this write
         require_allowed(text)
         draft = _draft(
             text=text,
@@ -231,12 +232,13 @@ class Memory:
         if draft.embedding is None and self.embedder is not None:
             [vector] = self.embedder.embed([draft.text])
             draft = draft.model_copy(update={"embedding": vector})
-        return self.store.write(user_id, [draft], observed_at=observed_at)
+        return self.store.write(user_id, [draft], observed_at=observed_at, accepted_at=accepted_at)
 
     def remember_many(
         self, drafts: Sequence[FactDraft], *, user_id: str, observed_at: datetime | None = None
     ) -> WriteResult:
         """Write several facts in one transaction; missing vectors are embedded in one batch."""
+        accepted_at = datetime.now(UTC)
         for draft in drafts:
             require_allowed(draft.text)
         missing = [i for i, d in enumerate(drafts) if d.embedding is None]
@@ -246,7 +248,7 @@ class Memory:
             for i, vector in zip(missing, vectors, strict=True):
                 filled[i] = drafts[i].model_copy(update={"embedding": vector})
             drafts = filled
-        return self.store.write(user_id, drafts, observed_at=observed_at)
+        return self.store.write(user_id, drafts, observed_at=observed_at, accepted_at=accepted_at)
 
     def close(
         self,
@@ -268,7 +270,12 @@ class Memory:
         return self.store.erase_fact(user_id, fact_id)
 
     def erase_user(self, user_id: str) -> dict[str, int]:
-        """Erase everything of this user: the graph, and the queued sessions too."""
+        """Erase everything of this user: the graph, and the queued sessions too.
+
+        Erasure wins every race: a session or fact accepted before this call never
+        lands, even one whose model call is in flight (``UserErasedError``); a write
+        accepted while it runs waits for it (``ErasureInProgressError``, retryable) and
+        then starts the user afresh."""
         counts = self.store.erase_user(user_id)
         counts["jobs"] = self.ingest.queue.purge_user(user_id)
         return counts

@@ -75,10 +75,15 @@ PROBLEMS: tuple[tuple[type[Exception], ProblemSpec], ...] = (
     # A model's own validation escaping the domain is still the caller's bad input.
     (pydantic.ValidationError, ProblemSpec("invalid-input", "Invalid input", 422)),
     (errors.NotFoundError, ProblemSpec("not-found", "Not found", 404)),
+    (errors.UserErasedError, ProblemSpec("user-erased", "The user was erased", 409)),
     (errors.ConflictError, ProblemSpec("conflict", "Conflicts with the stored state", 409)),
     (errors.SchemaError, ProblemSpec("schema", "Database schema not ready", 503)),
     (errors.ModelAuthError, ProblemSpec("model-auth", "Model service refused our key", 502)),
     (errors.ModelError, ProblemSpec("model-output", "Model service answered badly", 502)),
+    (
+        errors.ErasureInProgressError,
+        ProblemSpec("erasure-in-progress", "The user is being erased; retry", 503),
+    ),
     (errors.RetryableError, ProblemSpec("unavailable", "Temporarily unavailable", 503)),
     (errors.ConfigError, ProblemSpec("config", "Server misconfigured", 500)),
     (errors.HmemError, ProblemSpec("internal", "Internal error", 500)),
@@ -143,7 +148,8 @@ def _describe(status: int) -> str:
         401: "Missing, malformed, unknown or revoked API key",
         403: "The key's tenant or user list does not include this user",
         404: "No such fact for this user (another tenant's ids are simply not found)",
-        409: "The operation does not fit the stored state",
+        409: "The operation does not fit the stored state, or the user was erased "
+        "after the write was accepted (nothing was stored)",
         413: "Request body over the configured limit",
         422: "Invalid input, or refused by the write policy",
         503: "Neo4j unavailable or schema not ready; retry",

@@ -3,6 +3,7 @@ clock, transactions and the audit trail."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Callable
@@ -11,13 +12,13 @@ from typing import Any
 
 from neo4j import Driver, ManagedTransaction
 
-from hmem.errors import NotFoundError
+from hmem.errors import ErasureInProgressError, NotFoundError, UserErasedError
 from hmem.graph import catalog
-from hmem.graph._records import to_fact, translate_errors
+from hmem.graph._records import native, to_fact, translate_errors
 from hmem.graph.schema import apply_schema
 from hmem.models import Fact, require_aware
 
-__all__ = ["StoreBase", "new_id"]
+__all__ = ["StoreBase", "new_id", "user_ref"]
 
 
 def _utcnow() -> datetime:
@@ -26,6 +27,11 @@ def _utcnow() -> datetime:
 
 def new_id() -> str:
     return uuid.uuid4().hex
+
+
+def user_ref(user_id: str) -> str:
+    """How erasure markers name a user: a hash, never the id."""
+    return hashlib.sha256(f"hmem-user:{user_id}".encode()).hexdigest()
 
 
 class StoreBase:
@@ -68,9 +74,37 @@ class StoreBase:
             )
         return [r.data() for r in records]
 
-    def _write(self, work: Callable[[ManagedTransaction], Any]) -> Any:
+    def _write(
+        self,
+        user_id: str,
+        work: Callable[[ManagedTransaction], Any],
+        *,
+        accepted_at: datetime | None = None,
+    ) -> Any:
+        """Run ``work`` in one write transaction of ``user_id``, behind the erasure guard.
+
+        ``accepted_at`` is when the write was accepted (a session: when the queue took
+        it; default: now). If the user was erased at or after that time, or is being
+        erased, nothing is written (``UserErasedError`` / ``ErasureInProgressError``).
+        """
+        accepted = accepted_at or self._clock()
+
+        def guarded(tx: ManagedTransaction) -> Any:
+            self._guard(tx, user_id, accepted)
+            return work(tx)
+
         with translate_errors(), self._driver.session(database=self._database) as session:
-            return session.execute_write(work)
+            return session.execute_write(guarded)
+
+    def _guard(self, tx: ManagedTransaction, user_id: str, accepted: datetime) -> None:
+        [row] = self._run(
+            tx, "user_guard", user_id=user_id, user_ref=user_ref(user_id), now=self._clock()
+        )
+        erased_at = native(row["erased_at"])
+        if erased_at is not None and erased_at >= accepted:
+            raise UserErasedError("the user was erased after this write was accepted")
+        if row["erasing"]:
+            raise ErasureInProgressError("the user is being erased; write again after it")
 
     def _audit(
         self,

@@ -79,11 +79,14 @@ class GraphStore(UserData):
         observed_at: datetime | None = None,
         episode: EpisodeDraft | None = None,
         corroborate: Sequence[str] = (),
+        accepted_at: datetime | None = None,
     ) -> WriteResult:
         """Write facts with their entities and edges in one transaction.
 
         ``corroborate`` names stored facts a duplicate confirmed (merged): they gain a
         corroboration and, with ``episode``, provenance, in the same transaction.
+        ``accepted_at`` (default: now) is when the caller accepted the write: if the user
+        was erased since, nothing is written (``UserErasedError``).
 
         Exact duplicates of an open fact (same normalised text) are skipped. Targets of
         ``supersedes`` and ``relates`` must be this user's open facts, else nothing is
@@ -123,7 +126,7 @@ class GraphStore(UserData):
         def work(tx: ManagedTransaction) -> WriteResult:
             return self._write_tx(tx, user_id, rows, skipped, observed, ingested, episode, merges)
 
-        result: WriteResult = self._write(work)
+        result: WriteResult = self._write(user_id, work, accepted_at=accepted_at)
         return result
 
     def _write_tx(
@@ -309,7 +312,7 @@ class GraphStore(UserData):
             self._run(tx, "fact_corroborate", user_id=user_id, ids=ids)
             return ids
 
-        merged: list[str] = self._write(work)
+        merged: list[str] = self._write(user_id, work)
         return merged
 
     def close(
@@ -354,7 +357,7 @@ class GraphStore(UserData):
             self._run(tx, "fact_close_many", user_id=user_id, rows=[row])
             self._audit(tx, user_id, "close", [fact_id], {"reason": reason.value})
 
-        self._write(work)
+        self._write(user_id, work)
         return self.get(user_id, fact_id)
 
     def restore(self, user_id: str, fact_id: str) -> Fact:
@@ -376,7 +379,7 @@ class GraphStore(UserData):
                 {"close_reason": fact.close_reason, "undone": native(undone)},
             )
 
-        self._write(work)
+        self._write(user_id, work)
         return self.get(user_id, fact_id)
 
     def neighbours(

@@ -3,7 +3,6 @@ real erasure (right to be forgotten)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import datetime
 from typing import Any
@@ -12,7 +11,7 @@ from neo4j import ManagedTransaction
 
 from hmem.errors import ConflictError
 from hmem.graph import catalog
-from hmem.graph._base import StoreBase, new_id
+from hmem.graph._base import StoreBase, new_id, user_ref
 from hmem.graph._records import check_user_id, native, to_fact, translate_errors
 from hmem.models import Entity, Episode, SupersessionLink, UserExport
 
@@ -45,12 +44,13 @@ class UserData(StoreBase):
             return None
         return str(rows[0]["text"]), native(rows[0]["updated_at"])
 
-    def set_profile(self, user_id: str, text: str) -> None:
+    def set_profile(self, user_id: str, text: str, *, accepted_at: datetime | None = None) -> None:
         user_id = check_user_id(user_id)
-        stmt = catalog.statement("profile_set")
-        params = stmt.bind({"user_id": user_id, "text": text, "now": self._clock()})
-        with translate_errors():
-            self._driver.execute_query(stmt.text, params, database_=self._database)
+
+        def work(tx: ManagedTransaction) -> None:
+            self._run(tx, "profile_set", user_id=user_id, text=text, now=self._clock())
+
+        self._write(user_id, work, accepted_at=accepted_at)
 
     def audit(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
         user_id = check_user_id(user_id)
@@ -104,21 +104,40 @@ class UserData(StoreBase):
             self._audit(tx, user_id, "erase_fact", [fact_id], counts)
             return counts
 
-        erased: dict[str, int] = self._write(work)
+        erased: dict[str, int] = self._write(user_id, work)
         return erased
 
     def erase_user(self, user_id: str) -> dict[str, int]:
         """Delete every node and edge of this user, then prove that nothing remains.
 
-        Erasing an unknown user is a no-op that returns zero counts. An ``Erasure``
-        receipt keeps when it happened and how much went, keyed by a hash
-        of the user id, never the id or any content.
+        Erasure wins every race with a write. Its first step commits a marker (an
+        ``Erasure`` node keyed by a hash of the user id, never the id or any content)
+        while holding the user's lock; every write transaction takes the same lock and
+        reads the marker first (``StoreBase._write``). So a write either committed
+        before the marker (and is deleted below) or sees it and stores nothing: one
+        accepted before the erasure is refused for good, one accepted later waits
+        until the erasure is done and then starts the user afresh. Finally the marker
+        becomes the receipt: when, and how much went. Erasing an unknown user returns
+        zero counts (its marker still stops a first session in flight). If this fails
+        half-way, the user stays locked against writes until it is run again.
         """
         user_id = check_user_id(user_id)
-        before = self.counts(user_id)
-        if not before["any_nodes"]:
-            return before  # nothing stored: no receipt for a user we never had
+        marker = new_id()
+
+        def begin(tx: ManagedTransaction) -> dict[str, int]:
+            [before] = self._run(tx, "user_counts", user_id=user_id)
+            self._run(
+                tx,
+                "user_erase_begin",
+                user_id=user_id,
+                user_ref=user_ref(user_id),
+                id=marker,
+                at=self._clock(),
+            )
+            return {k: int(v) for k, v in before.items()}
+
         with translate_errors(), self._driver.session(database=self._database) as session:
+            before: dict[str, int] = session.execute_write(begin)
             for name in _ERASE_STATEMENTS:
                 stmt = catalog.statement(name)
                 session.run(stmt.text, stmt.bind({"user_id": user_id})).consume()
@@ -127,10 +146,9 @@ class UserData(StoreBase):
             raise ConflictError(f"erasure incomplete, still stored: {after}; run it again")
         receipt = catalog.statement("admin_erasure_receipt")
         params = {
-            "id": new_id(),
-            "user_ref": hashlib.sha256(f"hmem-user:{user_id}".encode()).hexdigest(),
-            "at": self._clock(),
+            "id": marker,
             "counts": json.dumps(before, sort_keys=True),
+            "done_at": self._clock(),
         }
         with translate_errors():
             self._driver.execute_query(receipt.text, receipt.bind(params), database_=self._database)

@@ -18,8 +18,10 @@ from typing import Any
 from hmem.errors import (
     HmemError,
     ModelOutputError,
+    NotFoundError,
     RetryableError,
     TextTooLongError,
+    UserErasedError,
     ValidationError,
 )
 from hmem.extract.policy import Message, apply_policy
@@ -133,10 +135,17 @@ class Ingestor:
 
     def wait_for(self, job_id: str) -> AddResult:
         """Run the queue (in this thread) until ``job_id`` is done; raise its error if it
-        fails. Earlier sessions of the same user run first."""
+        fails. Earlier sessions of the same user run first. ``UserErasedError`` if the
+        user was erased meanwhile (erasure takes the user's jobs with it)."""
         deadline = time.monotonic() + self.sync_timeout_s
         while True:
-            job = self.queue.get(job_id)
+            try:
+                job = self.queue.get(job_id)
+            except NotFoundError:
+                raise UserErasedError(
+                    "the user was erased while this session was being processed; "
+                    "nothing of it was stored"
+                ) from None
             if job.status == "done" and job.result is not None:
                 return AddResult.from_dict(job.result)
             if job.status == "failed":
@@ -156,6 +165,12 @@ class Ingestor:
             result = self.pipeline.process(
                 job, lambda extraction: self.queue.save_extraction(job.id, extraction)
             )
+        except UserErasedError:
+            self.queue.discard(job.id)  # erasure won: the session's text goes too
+            log.info("job %s dropped: its user was erased", job.id)
+            if reraise:
+                raise
+            return None
         except RetryableError as exc:
             backoff = min(60.0, 2.0**job.attempts)
             status = self.queue.release(job.id, _describe(exc), backoff_s=backoff)

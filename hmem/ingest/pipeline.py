@@ -137,6 +137,7 @@ class Pipeline:
             if drafts or merges
             else None,
             corroborate=merges,
+            accepted_at=job.created_at,
         )
         self._merge(result, written_result)
         result.superseded_reasons = {
@@ -146,14 +147,14 @@ class Pipeline:
             if t.target_id in written_result.superseded
         }
         if self.profile_chat is not None and result.added:
-            self._rewrite_profile(job.user_id, [d.text for d in drafts], result)
+            self._rewrite_profile(job, [d.text for d in drafts], result)
         result.total_seconds = time.perf_counter() - started
         return result
 
-    def _rewrite_profile(self, user_id: str, new_facts: list[str], result: AddResult) -> None:
+    def _rewrite_profile(self, job: Job, new_facts: list[str], result: AddResult) -> None:
         """A second, optional call; its failure never undoes the session's facts."""
         assert self.profile_chat is not None
-        current = self.store.profile(user_id)
+        current = self.store.profile(job.user_id)
         try:
             profile, usage = rewrite_profile(
                 self.profile_chat(), current[0] if current else None, new_facts
@@ -162,7 +163,7 @@ class Pipeline:
             result.profile_updated = False
             return
         self._count(result, usage)
-        self.store.set_profile(user_id, profile.text)
+        self.store.set_profile(job.user_id, profile.text, accepted_at=job.created_at)
         result.profile_updated = True
 
     @staticmethod

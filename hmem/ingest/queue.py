@@ -135,6 +135,8 @@ class JobQueue:
         db.row_factory = sqlite3.Row
         db.execute("PRAGMA busy_timeout = 30000")
         db.execute("PRAGMA synchronous = FULL")
+        # A deleted job's text is overwritten in the file, not left in a free page.
+        db.execute("PRAGMA secure_delete = ON")
         try:
             yield db
         finally:
@@ -223,7 +225,10 @@ class JobQueue:
     def release(self, job_id: str, error: str, *, backoff_s: float) -> str:
         """A transient failure: back to the queue after ``backoff_s``, or failed when the
         attempts are used up. Returns the new status."""
-        job = self.get(job_id)
+        try:
+            job = self.get(job_id)
+        except NotFoundError:
+            return "erased"  # its user was erased while it ran
         if job.attempts >= self.max_attempts:
             self.fail(job_id, f"gave up after {job.attempts} attempts: {error}")
             return "failed"
@@ -275,10 +280,18 @@ class JobQueue:
         return int(row["n"])
 
     def purge_user(self, user_id: str) -> int:
-        """Real erasure reaches the queue too: the user's jobs and their text go."""
+        """Real erasure reaches the queue too: the user's jobs and their text go, from
+        the file (secure_delete) and from the write-ahead log (checkpointed, truncated)."""
         with self._db() as db:
             cur = db.execute("DELETE FROM jobs WHERE user_id = ?", (user_id,))
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return cur.rowcount
+
+    def discard(self, job_id: str) -> None:
+        """Drop one job and its text (its user was erased after it was accepted)."""
+        with self._db() as db:
+            db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _job(row: sqlite3.Row) -> Job:

@@ -1,4 +1,5 @@
-// params: id, user_ref, at, counts
-// Erasure is recorded without content and without the user id: only a keyed hash.
-CREATE (e:Erasure {id: $id, user_ref: $user_ref, at: $at, counts: $counts})
+// params: id, counts, done_at
+// Erasure, last step: the marker becomes the receipt (when, and how much went).
+MATCH (e:Erasure {id: $id})
+SET e.state = 'done', e.counts = $counts, e.done_at = $done_at
 RETURN e.id AS id
