@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from hmem._cli import load_config
 from hmem.config import Config
 from hmem.errors import HmemError
 from hmem.localdb import LocalNeo4j
@@ -20,11 +21,7 @@ from hmem.models import Fact
 __all__ = ["main"]
 
 
-def _config() -> Config:
-    try:
-        return Config()
-    except Exception as exc:  # pydantic's error names the bad HMEM_ variable
-        raise click.ClickException(f"bad configuration: {exc}") from exc
+_config = load_config
 
 
 def _local(config: Config) -> LocalNeo4j:

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
-from hmem.errors import ValidationError
+from hmem._cli import load_config
+from hmem.errors import PolicyRefusal, ValidationError
+from hmem.extract.policy import require_allowed
 from hmem.extract.relations import policy_table
 from hmem.memory import Memory
+from hmem.models import Category, FactDraft
 
 __all__ = ["register"]
 
 
 def _memory() -> Memory:
-    from hmem.cli import _config
-
-    return Memory(_config())
+    return Memory(load_config())
 
 
 def _parse_when(value: str | None, where: str) -> datetime | None:
@@ -93,13 +95,22 @@ def job(user_id: str, retry: bool, job_id: str) -> None:
     click.echo(json.dumps(found.public(), indent=2))
 
 
-@click.command("import")
-@click.option("--user", "user_id", required=True)
-@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def import_(user_id: str, path: Path) -> None:
-    """Replay past sessions from a JSONL file, oldest first. Each line:
-    {"observed_at": "2025-01-14T09:00:00Z", "session_id": "s1",
-     "messages": [{"role": "user", "content": "..."}]}"""
+class _ImportGroup(click.Group):
+    """``hmem import PATH`` (sessions, the original form) or ``hmem import SOURCE ...``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["sessions", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("import", cls=_ImportGroup)
+def import_() -> None:
+    """Bring past memories in: chat sessions from JSONL (`hmem import --user U FILE`)
+    or a Graphiti graph (`hmem import graphiti --group-id G --user U`)."""
+
+
+def _read_sessions(path: Path) -> list[dict[str, Any]]:
     sessions: list[dict[str, Any]] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
@@ -117,9 +128,70 @@ def import_(user_id: str, path: Path) -> None:
         except (KeyError, json.JSONDecodeError) as exc:
             raise ValidationError(f"{path}:{number}: {exc}") from exc
     sessions.sort(key=lambda s: s["observed_at"] or datetime.min.replace(tzinfo=UTC))
+    return sessions
+
+
+def _turn_drafts(
+    memory: Memory, user_id: str, item: dict[str, Any], totals: dict[str, int]
+) -> list[FactDraft]:
+    """The user's own messages of one session as facts (no model): ids derived from the
+    user, session and turn, so a rerun writes nothing new."""
+    drafts = []
+    session = item["session_id"] or item["observed_at"].isoformat()
+    for index, message in enumerate(item["messages"]):
+        text = " ".join(str(message.get("content", "")).split())
+        if message.get("role") != "user" or not text:
+            continue  # only the user's own words are a source
+        if len(text) > memory.config.max_fact_chars:
+            totals["too_long"] += 1
+            continue
+        try:
+            require_allowed(text)
+        except PolicyRefusal:
+            totals["refused"] += 1
+            continue
+        drafts.append(
+            FactDraft(
+                text=text,
+                category=Category.EPISODIC,
+                known_from=item["observed_at"],
+                source=f"import:{session}"[:200],
+                id=uuid.uuid5(_TURNS, f"{user_id}/{session}/{index}").hex,
+            )
+        )
+    return drafts
+
+
+_TURNS = uuid.UUID("1b0c7f1e-5d0a-4b7e-9c1e-13b0000000a1")
+
+
+@import_.command("sessions")
+@click.option("--user", "user_id", required=True)
+@click.option(
+    "--no-model",
+    is_flag=True,
+    help="no extractor: each user message becomes one fact, entities found by spaCy",
+)
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def import_sessions(user_id: str, no_model: bool, path: Path) -> None:
+    """Replay past sessions from a JSONL file, oldest first. Each line:
+    {"observed_at": "2025-01-14T09:00:00Z", "session_id": "s1",
+     "messages": [{"role": "user", "content": "..."}]}"""
+    sessions = _read_sessions(path)
     totals: dict[str, int] = {"added": 0, "superseded": 0, "merged": 0, "skipped": 0}
+    if no_model:
+        totals.update(refused=0, too_long=0)
     with _memory() as memory, click.progressbar(sessions, label="importing") as bar:
+        before = memory.store.entity_links(user_id)
         for item in bar:
+            if no_model:
+                drafts = _turn_drafts(memory, user_id, item, totals)
+                written = memory.remember_many(
+                    drafts, user_id=user_id, observed_at=item["observed_at"]
+                )
+                totals["added"] += len(written.added)
+                totals["skipped"] += written.skipped
+                continue
             result = memory.add(
                 item["messages"],
                 user_id=user_id,
@@ -130,6 +202,10 @@ def import_(user_id: str, path: Path) -> None:
             totals["superseded"] += len(result.superseded)
             totals["merged"] += len(result.merged)
             totals["skipped"] += result.skipped
+        if no_model:
+            after = memory.store.entity_links(user_id)
+            totals["entity_links"] = after["links"] - before["links"]
+            totals["entities"] = after["entities"]
     click.echo(json.dumps({"sessions": len(sessions), **totals}))
 
 

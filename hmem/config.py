@@ -114,6 +114,12 @@ class Config(BaseSettings):
     profile_enabled: bool = Field(
         False, description="Rewrite a <=120-word profile after each session (a 2nd model call)"
     )
+    ner: Literal["auto", "known", "off"] = Field(
+        "auto",
+        description="Entities of facts written without any (remember, remember_many, "
+        "model-free import), found by spaCy: auto = a trained pipeline when installed "
+        "(hmem[ner]) plus the user's known names; known = the user's known names only; off",
+    )
 
     @field_validator("neo4j_uri")
     @classmethod

@@ -39,6 +39,7 @@ from hmem.models import (
     WriteResult,
     require_aware,
 )
+from hmem.nlp import find_entities
 from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
 
 __all__ = ["Memory", "resolve_password"]
@@ -229,6 +230,7 @@ class Memory:
             source=source,
             id=fact_id,
         )
+        [draft] = self._with_entities([draft], user_id)
         if draft.embedding is None and self.embedder is not None:
             [vector] = self.embedder.embed([draft.text])
             draft = draft.model_copy(update={"embedding": vector})
@@ -241,6 +243,7 @@ class Memory:
         accepted_at = datetime.now(UTC)
         for draft in drafts:
             require_allowed(draft.text)
+        drafts = self._with_entities(drafts, user_id)
         missing = [i for i, d in enumerate(drafts) if d.embedding is None]
         if missing and self.embedder is not None:
             vectors = self.embedder.embed([drafts[i].text for i in missing])
@@ -249,6 +252,28 @@ class Memory:
                 filled[i] = drafts[i].model_copy(update={"embedding": vector})
             drafts = filled
         return self.store.write(user_id, drafts, observed_at=observed_at, accepted_at=accepted_at)
+
+    def _with_entities(self, drafts: Sequence[FactDraft], user_id: str) -> list[FactDraft]:
+        """Drafts that name no entity get the ones spaCy finds in their text (the user's
+        known names always; a trained pipeline's people, places, ... when installed)."""
+        bare = [i for i, d in enumerate(drafts) if not d.entities]
+        if not bare or self.config.ner == "off":
+            return list(drafts)
+        known = [
+            EntityRef(name=e.name, type=e.type[:40], aliases=e.aliases[:32])
+            for e in self.store.entities(user_id)
+        ]
+        found = find_entities(
+            [drafts[i].text for i in bare],
+            known,
+            trained=self.config.ner == "auto",
+            limit=self.config.max_entities_per_fact,
+        )
+        out = list(drafts)
+        for i, refs in zip(bare, found, strict=True):
+            if refs:
+                out[i] = drafts[i].model_copy(update={"entities": refs})
+        return out
 
     def close(
         self,

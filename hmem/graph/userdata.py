@@ -57,6 +57,21 @@ class UserData(StoreBase):
         rows = self._read("audit_list", user_id=user_id, limit=limit)
         return [{**native(r), "detail": json.loads(r["detail"])} for r in rows]
 
+    def entities(self, user_id: str) -> list[Entity]:
+        """This user's entities (names, aliases, types), by canonical name."""
+        user_id = check_user_id(user_id)
+        return [
+            Entity.model_validate(native(r["entity"]))
+            for r in self._read("entity_list", user_id=user_id)
+        ]
+
+    def entity_links(self, user_id: str) -> dict[str, int]:
+        """``{links, entities, facts}``: MENTIONS edges, the entities they reach, and the
+        facts that name at least one."""
+        user_id = check_user_id(user_id)
+        [row] = self._read("user_entity_links", user_id=user_id)
+        return {k: int(v) for k, v in row.items()}
+
     def export(self, user_id: str) -> UserExport:
         """Everything stored for this user as plain data (no vectors)."""
         user_id = check_user_id(user_id)
@@ -77,10 +92,7 @@ class UserData(StoreBase):
             user_id=user_id,
             exported_at=self._clock(),
             facts=facts,
-            entities=[
-                Entity.model_validate(native(r["entity"]))
-                for r in self._read("entity_list", user_id=user_id)
-            ],
+            entities=self.entities(user_id),
             episodes=[
                 Episode.model_validate(native(r["episode"]))
                 for r in self._read("episode_list", user_id=user_id)

