@@ -86,16 +86,31 @@ class Config(BaseSettings):
     llm_max_retries: int = Field(3, ge=0, le=10)
     llm_response_format: Literal["auto", "json_schema", "json_object"] = "auto"
 
-    embed_provider: Literal["none", "openai", "local"] = Field(
-        "none",
-        description="none: facts get no vectors (search is lexical + entity only); "
-        "openai: any OpenAI-compatible /embeddings endpoint; local: embed_local_dir",
+    embed_provider: Literal["auto", "none", "openai", "local"] = Field(
+        "auto",
+        description="auto: the local model when it can be had (embed_model_dir, fastembed's "
+        "cache, or a download), else no vectors with one line saying what to set; "
+        "local: the same, but a missing model is an error; openai: any OpenAI-compatible "
+        "/embeddings endpoint (embed_base_url); none: facts get no vectors (search is "
+        "lexical + entity only)",
     )
     embed_base_url: str | None = None
     embed_api_key: SecretStr | None = None
-    embed_model: str = "text-embedding-3-small"
-    embed_local_dir: Path | None = Field(
-        None, description="a sentence-embedding model folder (model.onnx + tokenizer.json)"
+    embed_model: str | None = Field(
+        None,
+        description="the embedding model; default BAAI/bge-small-en-v1.5 (local) or "
+        "text-embedding-3-small (openai)",
+    )
+    embed_model_dir: Path | None = Field(
+        None,
+        description="a local model folder (ONNX model + tokenizer.json, e.g. a "
+        "sentence-transformers export); loaded as it is, never downloaded",
+    )
+    embed_cache_dir: Path = Field(
+        Path("~/.cache/hmem/fastembed"), description="where fastembed keeps downloaded models"
+    )
+    embed_download: bool = Field(
+        True, description="download the local model into embed_cache_dir when it is missing"
     )
     embed_batch_size: int = Field(64, ge=1, le=2048)
     embed_timeout_s: float = Field(30.0, gt=0)

@@ -6,6 +6,7 @@ branch, so a worker or an HTTP layer decides with one ``isinstance``::
 
     HmemError
     ├── ConfigError                  settings that cannot work (bad URI, missing key)
+    │   └── ModelNotConfiguredError  no model for this capability (names what to set)
     ├── ValidationError              the caller's input is wrong; nothing was written
     │   ├── NaiveDatetimeError       a datetime without a timezone
     │   ├── TemporalOrderError       a window that would end before it starts
@@ -16,6 +17,7 @@ branch, so a worker or an HTTP layer decides with one ``isinstance``::
     │   │                            (closing a closed fact, restoring an open one)
     │   └── UserErasedError          the user was erased after the write was accepted
     ├── SchemaError                  the database schema disagrees with the config
+    │   └── EmbeddingModelMismatchError  the store's vectors come from another model
     ├── PolicyRefusal                the write policy refused the input (names the kind)
     ├── ModelError                   a model service answered with something unusable
     │   ├── ModelOutputError         malformed or schema-violating JSON after a retry
@@ -37,10 +39,12 @@ __all__ = [
     "ConfigError",
     "ConflictError",
     "DimensionMismatchError",
+    "EmbeddingModelMismatchError",
     "ErasureInProgressError",
     "HmemError",
     "ModelAuthError",
     "ModelError",
+    "ModelNotConfiguredError",
     "ModelOutputError",
     "ModelUnavailableError",
     "NaiveDatetimeError",
@@ -62,6 +66,11 @@ class HmemError(Exception):
 
 class ConfigError(HmemError):
     """The settings cannot work."""
+
+
+class ModelNotConfiguredError(ConfigError):
+    """No model can serve this (none configured, or it cannot be had); the message names
+    the variables to set."""
 
 
 class ValidationError(HmemError):
@@ -99,6 +108,11 @@ class UserErasedError(ConflictError):
 
 class SchemaError(HmemError):
     """The database schema disagrees with the configuration."""
+
+
+class EmbeddingModelMismatchError(SchemaError):
+    """The store's vectors were made by another embedding model (or dimension): mixing
+    them would rank garbage. ``hmem reembed`` moves a store to another model."""
 
 
 class PolicyRefusal(HmemError):

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from hmem._text import adds_content
-from hmem.extract.local_embed import LocalOnnxEmbeddings
+from hmem.extract.local_embed import LocalEmbeddings
 
 __all__ = ["DIFFERENT", "SAME", "calibrate"]
 
@@ -46,7 +46,7 @@ DIFFERENT = [
 
 
 def calibrate(model_dir: Path) -> dict[str, Any]:
-    with LocalOnnxEmbeddings(model_dir) as model:
+    with LocalEmbeddings(model_dir=model_dir) as model:
 
         def scores(pairs: list[tuple[str, str]]) -> list[float]:
             a = np.array(model.embed([p[0] for p in pairs]))

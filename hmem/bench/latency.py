@@ -226,9 +226,9 @@ def measure_embedding(model_dir: Path, n: int = 100) -> list[float]:
     if not model_dir.is_dir():
         say(f"query embedding: skipped ({model_dir} absent)")
         return []
-    from hmem.extract.local_embed import LocalOnnxEmbeddings
+    from hmem.extract.local_embed import LocalEmbeddings
 
-    model = LocalOnnxEmbeddings(model_dir, threads=1)
+    model = LocalEmbeddings(model_dir=model_dir, threads=1)
     questions = [f"Where did Maya live before she moved, question {i}?" for i in range(n)]
     model.embed(questions[:5])
     times = []

@@ -86,7 +86,7 @@ def _machine() -> str:
 
 def run(config: Config, options: RunOptions) -> dict[str, Any]:
     """Run everything that has its data; returns the results and writes the report."""
-    from hmem.extract.local_embed import LocalOnnxEmbeddings
+    from hmem.extract.local_embed import LocalEmbeddings
     from hmem.memory import Memory, resolve_password
 
     began = time.perf_counter()
@@ -100,7 +100,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
         "gaps": [],
     }
     gaps: list[str] = results["gaps"]
-    local = LocalOnnxEmbeddings(options.model_dir, expected_dim=config.embedding_dim)
+    local = LocalEmbeddings(model_dir=options.model_dir, expected_dim=config.embedding_dim)
     embedder = CachedEmbedder(local, options.cache_dir)
     config = Config(**{**config.model_dump(), "max_fact_chars": max(config.max_fact_chars, 16_000)})
     memory = Memory(config, embedder=local)

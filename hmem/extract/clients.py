@@ -20,6 +20,7 @@ and an absent key is sent as a placeholder, which keyless local servers ignore. 
 from __future__ import annotations
 
 import json
+import logging
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -39,10 +40,11 @@ from hmem.errors import (
     DimensionMismatchError,
     ModelAuthError,
     ModelError,
+    ModelNotConfiguredError,
     ModelOutputError,
     ModelUnavailableError,
 )
-from hmem.extract.local_embed import LocalOnnxEmbeddings
+from hmem.extract.local_embed import LocalEmbeddings
 
 __all__ = [
     "OPENAI_BASE_URL",
@@ -65,6 +67,7 @@ ResponseFormatMode = Literal["auto", "json_schema", "json_object"]
 M = TypeVar("M", bound=pydantic.BaseModel)
 T = TypeVar("T")
 
+_log = logging.getLogger("hmem.embed")
 _jitter = random.Random()  # noqa: S311  # backoff jitter, not secrets
 
 
@@ -462,23 +465,28 @@ def make_chat_client(config: Config) -> ChatClient:
 
 def make_embedder(config: Config) -> EmbeddingClient | None:
     """The embedder the settings describe (an OpenAI-compatible endpoint or a local
-    model), or None when ``embed_provider`` is 'none'."""
+    model), or None when ``embed_provider`` is 'none', or 'auto' and the local model
+    cannot be had (then one warning says which variable to set)."""
     if config.embed_provider == "none":
         return None
-    if config.embed_provider == "local":
-        if config.embed_local_dir is None:
-            raise ConfigError(
-                "embed_provider is 'local' but embed_local_dir is not set "
-                "(a folder with model.onnx and tokenizer.json)"
+    if config.embed_provider in ("auto", "local"):
+        try:
+            return LocalEmbeddings(
+                config.embed_model,
+                model_dir=config.embed_model_dir,
+                cache_dir=config.embed_cache_dir,
+                download=config.embed_download,
+                batch_size=config.embed_batch_size,
+                expected_dim=config.embedding_dim,
             )
-        return LocalOnnxEmbeddings(
-            config.embed_local_dir,
-            batch_size=config.embed_batch_size,
-            expected_dim=config.embedding_dim,
-        )
+        except ModelNotConfiguredError as exc:
+            if config.embed_provider == "local":
+                raise
+            _log.warning("dense search is off: %s", exc)
+            return None
     key = config.embed_api_key
     return OpenAIEmbeddings(
-        model=config.embed_model,
+        model=config.embed_model or "text-embedding-3-small",
         dim=config.embedding_dim,
         base_url=config.embed_base_url,
         api_key=key.get_secret_value() if key else None,

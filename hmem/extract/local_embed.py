@@ -1,16 +1,19 @@
-"""Sentence embeddings from a local ONNX model folder, without torch.
+"""Sentence embeddings on this machine with fastembed (ONNX, no torch).
 
-The folder holds ``model.onnx`` (a transformer whose first output is the last hidden
-state, or an already pooled sentence embedding) and its ``tokenizer.json``, as
-exported from sentence-transformers models such as all-MiniLM-L6-v2. The embedding
-is the mean of the token states over the attention mask, L2-normalised.
-``onnxruntime`` and ``tokenizers`` are the optional ``hmem[local]`` extra and are only
-imported when a model is loaded.
+The default model is fastembed's own default, ``BAAI/bge-small-en-v1.5`` (384-d), taken
+from fastembed's cache or downloaded once into it. A model folder
+(``HMEM_EMBED_MODEL_DIR``) is loaded as it is, with no download: a folder of a model
+fastembed knows (named by ``embed_model``, or by the folder itself, e.g.
+``all-MiniLM-L6-v2-onnx``) gets fastembed's pooling for it; any other sentence-transformers
+ONNX export is registered as a custom model, with the pooling its ``1_Pooling/config.json``
+names. ``fastembed`` is imported only when a model is loaded.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
+import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,101 +21,172 @@ from types import ModuleType, TracebackType
 from typing import Any, Self
 
 import numpy as np
-import numpy.typing as npt
 
-from hmem.errors import ConfigError, DimensionMismatchError
+from hmem.errors import ConfigError, DimensionMismatchError, ModelNotConfiguredError
 
-__all__ = ["LocalOnnxEmbeddings"]
+__all__ = ["DEFAULT_LOCAL_MODEL", "LocalEmbeddings"]
 
-MODEL_FILE = "model.onnx"
-TOKENIZER_FILE = "tokenizer.json"
+DEFAULT_LOCAL_MODEL = "BAAI/bge-small-en-v1.5"
+_MODEL_FILES = ("model.onnx", "onnx/model.onnx", "model_optimized.onnx", "model_quantized.onnx")
+_log = logging.getLogger("hmem.embed")
 
 
-def _require(module: str) -> ModuleType:
+def _fastembed() -> ModuleType:
     try:
-        return importlib.import_module(module)
+        module = importlib.import_module("fastembed")
     except ImportError as exc:
-        raise ConfigError(
-            f"local embeddings need {module!r}, which is not installed: pip install 'hmem[local]'"
+        raise ModelNotConfiguredError(
+            "local embeddings need 'fastembed', which is not installed: pip install fastembed"
         ) from exc
+    # fastembed logs every failed download attempt through loguru; hmem says it once.
+    importlib.import_module("loguru").logger.disable("fastembed")
+    return module
 
 
-def _pad_token(tokenizer: Any) -> tuple[int, str]:
-    padding = tokenizer.padding
-    if padding:
-        return int(padding["pad_id"]), str(padding["pad_token"])
-    for token in ("[PAD]", "<pad>"):
-        token_id = tokenizer.token_to_id(token)
-        if token_id is not None:
-            return int(token_id), token
-    return 0, "[PAD]"
+def _known(fastembed: ModuleType, name: str) -> dict[str, Any] | None:
+    wanted = name.lower()
+    for model in fastembed.TextEmbedding.list_supported_models():
+        full = str(model["model"]).lower()
+        if wanted in (full, full.rsplit("/", 1)[-1]):
+            return dict(model)
+    return None
 
 
-class LocalOnnxEmbeddings:
-    """An ``EmbeddingClient`` running a sentence-embedding model with onnxruntime."""
+def _folder_model_name(folder: Path) -> str:
+    name = folder.resolve().name
+    for suffix in ("-onnx-q", "-onnx"):
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _pooling(folder: Path) -> str:
+    """A sentence-transformers export's pooling: 'MEAN' (the default) or 'CLS'."""
+    config = folder / "1_Pooling" / "config.json"
+    if not config.is_file():
+        return "MEAN"
+    data = json.loads(config.read_text())
+    mode = str(data.get("pooling_mode", "")).lower()
+    if mode == "cls" or data.get("pooling_mode_cls_token"):
+        return "CLS"
+    return "MEAN"
+
+
+class LocalEmbeddings:
+    """An ``EmbeddingClient`` running a sentence-embedding model with fastembed."""
 
     def __init__(
         self,
-        model_dir: str | os.PathLike[str],
+        model: str | None = None,
         *,
+        model_dir: str | os.PathLike[str] | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        download: bool = True,
         batch_size: int = 64,
-        max_tokens: int = 256,
         expected_dim: int | None = None,
         threads: int | None = None,
     ) -> None:
-        """Load the model; ``expected_dim`` (the configured ``embedding_dim``) is checked
-        against the model's output size, ``threads`` caps onnxruntime's intra-op threads."""
-        folder = Path(model_dir)
-        if not folder.is_dir():
-            raise ConfigError(f"embedding model folder {folder} does not exist")
-        missing = [name for name in (MODEL_FILE, TOKENIZER_FILE) if not (folder / name).is_file()]
-        if missing:
-            raise ConfigError(
-                f"{folder} is not a sentence-embedding model folder: missing "
-                f"{' and '.join(missing)} (it needs {MODEL_FILE} and {TOKENIZER_FILE})"
-            )
+        """Load ``model`` (default bge-small) from ``model_dir``, else from fastembed's
+        cache in ``cache_dir``, else download it there when ``download`` is set.
+        ``ModelNotConfiguredError`` says which variable to set when none of these works."""
         if batch_size < 1:
             raise ConfigError(f"embed_batch_size must be at least 1, not {batch_size}")
-        ort = _require("onnxruntime")
-        tokenizers = _require("tokenizers")
-
-        self._model_name = folder.resolve().name
+        fastembed = _fastembed()
         self._batch_size = batch_size
-        try:
-            tokenizer = tokenizers.Tokenizer.from_file(str(folder / TOKENIZER_FILE))
-        except Exception as exc:
-            raise ConfigError(f"cannot read {folder / TOKENIZER_FILE}: {exc}") from exc
-        pad_id, pad_token = _pad_token(tokenizer)
-        tokenizer.enable_truncation(max_length=max_tokens)
-        # Pad to the longest text of each batch, not to the file's fixed length.
-        tokenizer.enable_padding(pad_id=pad_id, pad_token=pad_token)
-        self._tokenizer = tokenizer
-
-        options = ort.SessionOptions()
-        options.log_severity_level = 3  # errors only: no warnings on stderr
-        if threads is not None:
-            options.intra_op_num_threads = threads
-        try:
-            self._session = ort.InferenceSession(
-                str(folder / MODEL_FILE), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:
-            raise ConfigError(f"cannot load {folder / MODEL_FILE}: {exc}") from exc
-        self._input_names = {node.name for node in self._session.get_inputs()}
-        if not {"input_ids", "attention_mask"} <= self._input_names:
-            raise ConfigError(
-                f"{folder / MODEL_FILE} must take input_ids and attention_mask, "
-                f"not {sorted(self._input_names)}"
-            )
-        output = self._session.get_outputs()[0]
-        self._output_name: str = output.name
-        size = output.shape[-1]
-        self._dim = size if isinstance(size, int) else len(self._embed_batch(["probe"])[0])
+        options: dict[str, Any] = {"threads": threads}
+        if cache_dir is not None:
+            options["cache_dir"] = str(Path(cache_dir).expanduser())
+        if model_dir is not None:
+            folder = Path(model_dir).expanduser()
+            if not folder.is_dir():
+                raise ConfigError(f"embedding model folder {folder} does not exist")
+            name = model or _folder_model_name(folder)
+            self._model = self._from_folder(fastembed, name, folder, options)
+        else:
+            name = model or DEFAULT_LOCAL_MODEL
+            self._model = self._from_cache(fastembed, name, options, download=download)
+        self._model_name: str = self._model.model_name
+        self._dim = len(self.embed(["probe"])[0])
         if expected_dim is not None and self._dim != expected_dim:
             raise DimensionMismatchError(
                 f"the local model {self._model_name!r} makes {self._dim}-dimensional vectors "
                 f"but embedding_dim is {expected_dim}"
             )
+
+    @staticmethod
+    def _from_folder(
+        fastembed: ModuleType, name: str, folder: Path, options: dict[str, Any]
+    ) -> Any:
+        files = [f for f in _MODEL_FILES if (folder / f).is_file()]
+        if not files or not (folder / "tokenizer.json").is_file():
+            raise ConfigError(
+                f"{folder} is not a sentence-embedding model folder: it needs an ONNX model "
+                f"({' or '.join(_MODEL_FILES)}) and tokenizer.json"
+            )
+        known = _known(fastembed, name)
+        if known is not None and (folder / known["model_file"]).is_file():
+            name = known["model"]
+        else:
+            # An export fastembed does not know: registered once per process under its name.
+            description = fastembed.common.model_description
+            if _known(fastembed, name) is None:
+                config = (
+                    json.loads((folder / "config.json").read_text())
+                    if (folder / "config.json").is_file()
+                    else {}
+                )
+                fastembed.TextEmbedding.add_custom_model(
+                    model=name,
+                    pooling=description.PoolingType(_pooling(folder)),
+                    normalization=True,
+                    sources=description.ModelSource(hf=name),
+                    dim=int(config.get("hidden_size", 0)),
+                    model_file=files[0],
+                )
+        try:
+            return fastembed.TextEmbedding(name, specific_model_path=str(folder), **options)
+        except Exception as exc:
+            raise ConfigError(f"cannot load the embedding model in {folder}: {exc}") from exc
+
+    @staticmethod
+    def _from_cache(
+        fastembed: ModuleType, name: str, options: dict[str, Any], *, download: bool
+    ) -> Any:
+        known = _known(fastembed, name)
+        if known is None:
+            raise ConfigError(
+                f"fastembed has no model {name!r}; set HMEM_EMBED_MODEL_DIR to its folder "
+                "or pick one of fastembed's models"
+            )
+        name = known["model"]
+        try:
+            return fastembed.TextEmbedding(name, local_files_only=True, **options)
+        except Exception as cached_exc:
+            cache_miss: Exception = cached_exc
+        if download:
+            # One attempt (fastembed's own loop retries for ~40 s when there is no network).
+            embedding = fastembed.TextEmbedding
+            for impl in embedding.EMBEDDINGS_REGISTRY:
+                if any(m.model.lower() == name.lower() for m in impl._list_supported_models()):
+                    try:
+                        impl.download_model(
+                            impl._get_model_description(name),
+                            str(
+                                fastembed.common.model_management.define_cache_dir(
+                                    options.get("cache_dir")
+                                )
+                            ),
+                            retries=1,
+                        )
+                        return embedding(name, local_files_only=True, **options)
+                    except Exception as exc:
+                        cache_miss = exc
+                    break
+        raise ModelNotConfiguredError(
+            f"the embedding model {name} is not in fastembed's cache and could not be "
+            f"downloaded ({str(cache_miss).splitlines()[0][:120]}): set HMEM_EMBED_MODEL_DIR "
+            "to a local model folder (or HMEM_EMBED_PROVIDER=openai with HMEM_EMBED_BASE_URL)"
+        ) from cache_miss
 
     @property
     def dim(self) -> int:
@@ -123,34 +197,14 @@ class LocalOnnxEmbeddings:
         return self._model_name
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Unit vectors in the texts' order, computed ``batch_size`` texts at a time."""
-        # Batching texts of similar length keeps padding, hence wasted work, small.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        vectors: list[list[float]] = [[] for _ in texts]
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
-            for index, vector in zip(
-                chunk, self._embed_batch([texts[i] for i in chunk]), strict=True
-            ):
-                vectors[index] = vector
-        return vectors
-
-    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds: dict[str, npt.NDArray[np.int64]] = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._input_names:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        (hidden,) = self._session.run([self._output_name], feeds)
-        states = np.asarray(hidden, dtype=np.float32)
-        if states.ndim == 3:
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        else:  # the model already pools
-            pooled = states
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        unit: list[list[float]] = (pooled / np.maximum(norms, 1e-12)).tolist()
+        """Unit vectors in the texts' order."""
+        if not texts:
+            return []
+        vectors = np.asarray(
+            list(self._model.embed(list(texts), batch_size=self._batch_size)), dtype=np.float32
+        )
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        unit: list[list[float]] = (vectors / np.maximum(norms, 1e-12)).tolist()
         return unit
 
     def close(self) -> None:

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from hmem.extract.local_embed import LocalOnnxEmbeddings
+from hmem.extract.local_embed import LocalEmbeddings
 
 MODEL = Path("/work/shared/models/all-MiniLM-L6-v2-onnx")
 
 
-def local_embedder() -> LocalOnnxEmbeddings:
+def local_embedder() -> LocalEmbeddings:
     if not MODEL.is_dir():
         pytest.skip(f"the local embedding model {MODEL} is absent; these tests need real vectors")
     try:
-        return LocalOnnxEmbeddings(MODEL, threads=1, expected_dim=384)
-    except Exception as exc:  # onnxruntime/tokenizers missing: the hmem[local] extra
+        return LocalEmbeddings(model_dir=MODEL, threads=1, expected_dim=384)
+    except Exception as exc:  # fastembed missing
         pytest.skip(f"cannot load {MODEL}: {exc}")

@@ -18,6 +18,7 @@ from hmem.errors import (
     DimensionMismatchError,
     ModelAuthError,
     ModelError,
+    ModelNotConfiguredError,
     ModelOutputError,
     ModelUnavailableError,
     RetryableError,
@@ -30,7 +31,7 @@ from hmem.extract.clients import (
     make_chat_client,
     make_embedder,
 )
-from hmem.extract.local_embed import LocalOnnxEmbeddings
+from hmem.extract.local_embed import LocalEmbeddings
 from tests.fakes.openai_server import (
     FAKE_API_KEY,
     Delay,
@@ -374,14 +375,23 @@ def test_factories_follow_the_config(fake_openai: FakeOpenAIServer) -> None:
     assert fake_openai.embedding_calls == 2
 
 
-def test_local_embedder_needs_a_folder(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="embed_local_dir is not set"):
-        make_embedder(Config(embed_provider="local"))
+def test_local_embedder_needs_a_model_folder(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
-        LocalOnnxEmbeddings(tmp_path / "nowhere")
+        LocalEmbeddings(model_dir=tmp_path / "nowhere")
     (tmp_path / "tokenizer.json").write_text("{}")
-    with pytest.raises(ConfigError, match=r"missing model\.onnx"):
-        make_embedder(Config(embed_provider="local", embed_local_dir=tmp_path))
+    with pytest.raises(ConfigError, match=r"needs an ONNX model"):
+        make_embedder(Config(embed_provider="local", embed_model_dir=tmp_path))
+
+
+def test_a_model_that_cannot_be_had_names_the_variable(tmp_path: Path) -> None:
+    """No cache, no folder, no download: 'local' is an error naming HMEM_EMBED_MODEL_DIR,
+    'auto' goes on without vectors (one warning line)."""
+    settings = {"embed_cache_dir": tmp_path, "embed_download": False}
+    with pytest.raises(ModelNotConfiguredError, match="HMEM_EMBED_MODEL_DIR"):
+        make_embedder(Config(embed_provider="local", **settings))
+    assert make_embedder(Config(embed_provider="auto", **settings)) is None
+    with pytest.raises(ConfigError, match="fastembed has no model 'no/such-model'"):
+        make_embedder(Config(embed_provider="local", embed_model="no/such-model", **settings))
 
 
 # -- the local ONNX model -----------------------------------------------------------
@@ -393,8 +403,8 @@ needs_minilm = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def minilm() -> LocalOnnxEmbeddings:
-    return LocalOnnxEmbeddings(MINILM, batch_size=2, expected_dim=384)
+def minilm() -> LocalEmbeddings:
+    return LocalEmbeddings(model_dir=MINILM, batch_size=2, expected_dim=384)
 
 
 def _cosine(a: list[float], b: list[float]) -> float:
@@ -402,7 +412,7 @@ def _cosine(a: list[float], b: list[float]) -> float:
 
 
 @needs_minilm
-def test_minilm_vectors_are_unit_and_semantic(minilm: LocalOnnxEmbeddings) -> None:
+def test_minilm_vectors_are_unit_and_semantic(minilm: LocalEmbeddings) -> None:
     texts = ["Maya lives in Paris", "Maya moved to Paris", "The stock market fell"]
     lives, moved, market = minilm.embed(texts)
     assert minilm.dim == 384
@@ -413,7 +423,7 @@ def test_minilm_vectors_are_unit_and_semantic(minilm: LocalOnnxEmbeddings) -> No
 
 
 @needs_minilm
-def test_minilm_batches_keep_order_and_truncate(minilm: LocalOnnxEmbeddings) -> None:
+def test_minilm_batches_keep_order_and_truncate(minilm: LocalEmbeddings) -> None:
     texts = ["a much longer sentence about the weather in Paris", "hi", "word " * 1000, "ok"]
     batched = minilm.embed(texts)
     for text, vector in zip(texts, batched, strict=True):
@@ -422,7 +432,24 @@ def test_minilm_batches_keep_order_and_truncate(minilm: LocalOnnxEmbeddings) -> 
 
 @needs_minilm
 def test_minilm_from_config_checks_the_dimension() -> None:
-    embedder = make_embedder(Config(embed_provider="local", embed_local_dir=MINILM))
-    assert (embedder.dim, embedder.model_name) == (384, "all-MiniLM-L6-v2-onnx")
+    embedder = make_embedder(Config(embed_provider="local", embed_model_dir=MINILM))
+    assert embedder is not None
+    # the folder is named after a model fastembed knows: it gets that model's name
+    assert (embedder.dim, embedder.model_name) == (384, "sentence-transformers/all-MiniLM-L6-v2")
     with pytest.raises(DimensionMismatchError, match=r"384-dimensional.*embedding_dim is 256"):
-        make_embedder(Config(embed_provider="local", embed_local_dir=MINILM, embedding_dim=256))
+        make_embedder(Config(embed_provider="local", embed_model_dir=MINILM, embedding_dim=256))
+
+
+@needs_minilm
+def test_an_unknown_export_is_loaded_with_its_own_pooling(tmp_path: Path) -> None:
+    """A sentence-transformers export fastembed does not know is registered under the
+    folder's name with the pooling its 1_Pooling/config.json names; same vectors."""
+    folder = tmp_path / "my-minilm-copy"
+    folder.mkdir()
+    for item in MINILM.iterdir():
+        (folder / item.name).symlink_to(item)
+    copy = LocalEmbeddings(model_dir=folder)
+    known = LocalEmbeddings(model_dir=MINILM)
+    assert copy.model_name == "my-minilm-copy"
+    texts = ["Maya has a cat named Miso.", "What pets does Maya have?"]
+    assert copy.embed(texts)[1] == pytest.approx(known.embed(texts)[1], abs=1e-4)
