@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+import pydantic
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -24,7 +25,7 @@ from hmem.errors import HmemError
 from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult
 from hmem.recall.models import SearchResult
 
-__all__ = ["MemoryBackend", "build_server", "format_fact"]
+__all__ = ["MemoryBackend", "build_server", "format_fact", "parse_when"]
 
 INSTRUCTIONS = """\
 Long-term memory about the user. Call `recall` before answering anything personal.
@@ -46,15 +47,50 @@ class MemoryBackend(Protocol):
         entities: Sequence[Any] = ...,
         supersedes: Sequence[str] = ...,
         source: str = ...,
+        observed_at: datetime | None = ...,
+        valid_from: datetime | None = ...,
+        valid_to: datetime | None = ...,
     ) -> WriteResult: ...
 
-    def facts(self, *, user_id: str, limit: int = ...) -> list[Fact]: ...
+    def facts(
+        self,
+        *,
+        user_id: str,
+        limit: int = ...,
+        as_of: datetime | None = ...,
+        as_of_event: datetime | None = ...,
+    ) -> list[Fact]: ...
 
-    def search(self, query: str, *, user_id: str) -> SearchResult: ...
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        as_of: datetime | None = ...,
+        as_of_event: datetime | None = ...,
+    ) -> SearchResult: ...
 
     def history(self, fact_id: str, *, user_id: str) -> FactHistory: ...
 
     def close(self, fact_id: str, *, user_id: str, reason: Any = ...) -> Fact: ...
+
+
+_WHEN: pydantic.TypeAdapter[datetime] = pydantic.TypeAdapter(pydantic.AwareDatetime)
+_WHEN_HELP = "an ISO 8601 date-time with a time zone, e.g. 2026-03-01T00:00:00Z"
+
+
+def parse_when(name: str, value: str | None) -> datetime | None:
+    """A tool argument as an aware datetime, validated as the HTTP API does (ISO 8601
+    with a zone); anything else is a ``ToolError`` naming the argument."""
+    if value is None or not value.strip():
+        return None
+    try:
+        return _WHEN.validate_python(value.strip())
+    except pydantic.ValidationError as exc:
+        reason = exc.errors()[0]["msg"]
+        raise ToolError(
+            f"ValidationError: {name}={value!r} is not {_WHEN_HELP} ({reason})"
+        ) from None
 
 
 def _day(value: datetime | None) -> str:
@@ -74,10 +110,25 @@ def build_server(backend: MemoryBackend, *, user_id: str, recall_limit: int = 50
     def guard(exc: HmemError) -> ToolError:
         return ToolError(f"{type(exc).__name__}: {exc}")
 
-    @server.tool(description="Remember one fact about the user (15-80 words, absolute dates).")
+    @server.tool(
+        description="Remember one fact about the user (15-80 words, absolute dates). "
+        "valid_from / valid_to: when it became / stopped being true in the world; "
+        "observed_at: when the user said it (default now). Dates are ISO 8601 with a "
+        "time zone, e.g. 2026-03-01T00:00:00Z: pass them when backfilling history."
+    )
     def remember(
-        text: str, supersedes: list[str] | None = None, entities: list[str] | None = None
+        text: str,
+        supersedes: list[str] | None = None,
+        entities: list[str] | None = None,
+        valid_from: str | None = None,
+        valid_to: str | None = None,
+        observed_at: str | None = None,
     ) -> str:
+        when = {
+            "valid_from": parse_when("valid_from", valid_from),
+            "valid_to": parse_when("valid_to", valid_to),
+            "observed_at": parse_when("observed_at", observed_at),
+        }
         try:
             result = backend.remember(
                 text,
@@ -85,6 +136,7 @@ def build_server(backend: MemoryBackend, *, user_id: str, recall_limit: int = 50
                 supersedes=supersedes or [],
                 entities=entities or [],
                 source="mcp",
+                **when,
             )
         except HmemError as exc:
             raise guard(exc) from exc
@@ -95,15 +147,21 @@ def build_server(backend: MemoryBackend, *, user_id: str, recall_limit: int = 50
 
     @server.tool(
         description="What is known about the user that answers `query` (no query: all "
-        "current facts). Replaced facts come with what replaced them."
+        "current facts). Replaced facts come with what replaced them. as_of: what was "
+        "believed at that instant; as_of_event: what was true in the world then "
+        "(ISO 8601 with a time zone, e.g. 2026-02-01T00:00:00Z)."
     )
-    def recall(query: str = "") -> str:
+    def recall(query: str = "", as_of: str | None = None, as_of_event: str | None = None) -> str:
+        when = {
+            "as_of": parse_when("as_of", as_of),
+            "as_of_event": parse_when("as_of_event", as_of_event),
+        }
         try:
             if not query.strip():
-                facts = backend.facts(user_id=user_id, limit=recall_limit)
+                facts = backend.facts(user_id=user_id, limit=recall_limit, **when)
                 lines = [format_fact(f) for f in facts]
             else:
-                found = backend.search(query, user_id=user_id)
+                found = backend.search(query, user_id=user_id, **when)
                 lines = [
                     format_fact(h.fact) + ("" if h.fact.known_to is None else " [replaced]")
                     for h in found.hits

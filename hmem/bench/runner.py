@@ -96,11 +96,19 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
             "machine": _machine(),
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
             "embedding_model": options.model_dir.name,
+            # the files this run read, so the report names what it measured on
+            "data_files": {
+                name: str(path)
+                for name, path in (("LoCoMo", options.locomo), ("BEAM", options.beam))
+                if path is not None and path.is_file()
+            },
+            "max_questions": options.max_questions,
         },
         "gaps": [],
     }
     gaps: list[str] = results["gaps"]
     local = LocalEmbeddings(model_dir=options.model_dir, expected_dim=config.embedding_dim)
+    results["meta"]["embedding_model"] = local.model_name
     embedder = CachedEmbedder(local, options.cache_dir)
     config = Config(**{**config.model_dump(), "max_fact_chars": max(config.max_fact_chars, 16_000)})
     memory = Memory(config, embedder=local)

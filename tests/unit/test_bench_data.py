@@ -141,3 +141,20 @@ def test_the_real_dev_split_loads() -> None:
     assert sum(c.observation_count for c in conversations) == 1210
     chats = load_beam(SHARED / "beam" / "beam_100k_dev.jsonl")
     assert len(chats) == 10 and all(c.probes for c in chats)
+
+
+def test_the_report_header_names_the_data_files(tmp_path: Path) -> None:
+    from hmem.bench.report import write_report
+
+    meta = {
+        "command": "hmem bench run --locomo x",
+        "embedding_model": "sentence-transformers/all-MiniLM-L6-v2",
+        "data_files": {"LoCoMo": "/data/locomo10.json"},
+        "max_questions": 20,
+    }
+    write_report({"meta": meta}, tmp_path, plots=False)
+    header = (tmp_path / "report.md").read_text()
+    assert "Data: LoCoMo: `/data/locomo10.json`, at most 20 questions per conversation." in header
+    assert "Dev splits" not in header
+    write_report({"meta": {}}, tmp_path, plots=False)
+    assert "Data files: not recorded" in (tmp_path / "report.md").read_text()
