@@ -169,13 +169,10 @@ class LocalEmbeddings:
             for impl in embedding.EMBEDDINGS_REGISTRY:
                 if any(m.model.lower() == name.lower() for m in impl._list_supported_models()):
                     try:
+                        utils = importlib.import_module("fastembed.common.utils")
                         impl.download_model(
                             impl._get_model_description(name),
-                            str(
-                                fastembed.common.model_management.define_cache_dir(
-                                    options.get("cache_dir")
-                                )
-                            ),
+                            str(utils.define_cache_dir(options.get("cache_dir"))),
                             retries=1,
                         )
                         return embedding(name, local_files_only=True, **options)
