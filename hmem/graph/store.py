@@ -27,6 +27,7 @@ from hmem.errors import (
 )
 from hmem.graph._base import new_id
 from hmem.graph._records import check_user_id, native, packed, to_fact
+from hmem.graph.imported import ImportData
 from hmem.graph.userdata import UserData
 from hmem.models import (
     Fact,
@@ -53,10 +54,10 @@ class EpisodeDraft:
     id: str | None = None
 
 
-class GraphStore(UserData):
+class GraphStore(UserData, ImportData):
     """hmem's facts, entities, episodes and their edges in one Neo4j database: writes
-    (with supersession), reads of single facts, histories and lists, and (from
-    ``UserData``) export and erasure."""
+    (with supersession), reads of single facts, histories and lists, (from
+    ``UserData``) export and erasure, and (from ``ImportData``) imports."""
 
     def _check_draft(self, draft: FactDraft) -> None:
         if len(draft.text) > self.max_fact_chars:

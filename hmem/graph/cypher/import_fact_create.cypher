@@ -1,0 +1,13 @@
+// params: user_id, facts
+// Facts brought from another memory with both windows as they were there: a closed
+// one arrives closed (known_to, close_reason). The caller skips ids already stored.
+UNWIND $facts AS x
+CREATE (f:Fact {
+  user_id: $user_id, id: x.id, text: x.text, category: x.category,
+  importance: x.importance, hash: x.hash,
+  valid_from: x.valid_from, valid_to: x.valid_to,
+  known_from: x.known_from, known_to: x.known_to, close_reason: x.close_reason,
+  ingested_at: x.ingested_at, last_used_at: null,
+  corroborations: 1, source: x.source
+})
+RETURN count(f) AS created

@@ -1,0 +1,1 @@
+"""Bringing memories in from other systems (graphiti)."""
