@@ -12,11 +12,11 @@ import click
 
 from hmem._cli import load_config
 from hmem.config import Config
-from hmem.errors import HmemError
+from hmem.errors import DateRangeError, HmemError
 from hmem.localdb import LocalNeo4j
 from hmem.localdb.plugin import PROCEDURE, install
 from hmem.memory import Memory
-from hmem.models import Fact
+from hmem.models import Fact, require_aware
 
 __all__ = ["main"]
 
@@ -38,7 +38,10 @@ def _when(value: str | None) -> datetime | None:
         raise click.BadParameter(f"{value!r} is not an ISO-8601 date/time") from exc
     if parsed.tzinfo is None:
         raise click.BadParameter(f"{value!r} has no timezone; add Z or +02:00")
-    return parsed
+    try:
+        return require_aware(parsed, value)
+    except DateRangeError as exc:
+        raise click.BadParameter(str(exc)) from exc
 
 
 def _line(fact: Fact) -> str:

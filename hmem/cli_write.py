@@ -17,7 +17,7 @@ from hmem.errors import PolicyRefusal, ValidationError
 from hmem.extract.policy import require_allowed
 from hmem.extract.relations import policy_table
 from hmem.memory import Memory
-from hmem.models import Category, FactDraft
+from hmem.models import Category, FactDraft, require_aware
 
 __all__ = ["register"]
 
@@ -35,7 +35,7 @@ def _parse_when(value: str | None, where: str) -> datetime | None:
         raise ValidationError(f"{where}: {value!r} is not an ISO-8601 date/time") from exc
     if parsed.tzinfo is None:
         raise ValidationError(f"{where}: {value!r} has no timezone; add Z or +02:00")
-    return parsed
+    return require_aware(parsed, where)
 
 
 @click.command()

@@ -40,6 +40,7 @@ from hmem.models import (
     SupersedeReason,
     UserExport,
     WriteResult,
+    require_aware,
 )
 from hmem.recall.models import SearchResult
 
@@ -114,8 +115,7 @@ def _raise_for(response: httpx.Response) -> None:
 def _when(value: datetime | None) -> str | None:
     if value is None:
         return None
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise errors.NaiveDatetimeError(f"naive datetime {value.isoformat()}: add a timezone")
+    require_aware(value, "datetime")  # naive, or no UTC equivalent: refused before sending
     return value.isoformat()
 
 

@@ -74,6 +74,11 @@ class Config(BaseSettings):
         30.0, ge=0, description="How long a verified API key is trusted before re-checking"
     )
     api_log_json: bool = Field(True, description="One JSON object per log line")
+    api_metrics_token: SecretStr | None = Field(
+        None,
+        description="/metrics (every tenant's counts) needs 'Authorization: Bearer <token>'; "
+        "unset, it answers loopback clients only",
+    )
     api_worker: bool = Field(
         True, description="Run the background-add worker inside the API process"
     )

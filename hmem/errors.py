@@ -9,9 +9,11 @@ branch, so a worker or an HTTP layer decides with one ``isinstance``::
     │   └── ModelNotConfiguredError  no model for this capability (names what to set)
     ├── ValidationError              the caller's input is wrong; nothing was written
     │   ├── NaiveDatetimeError       a datetime without a timezone
+    │   ├── DateRangeError           a datetime that cannot be expressed in UTC (year 1..9999)
     │   ├── TemporalOrderError       a window that would end before it starts
     │   ├── TextTooLongError         a fact or message over the configured limit
-    │   └── DimensionMismatchError   a vector whose size is not the index's size
+    │   ├── DimensionMismatchError   a vector whose size is not the index's size
+    │   └── InvalidVectorError       a vector with NaN/Infinity, or no direction (all zeros)
     ├── NotFoundError                no such fact/entity/job *for this user*
     ├── ConflictError                the operation contradicts the stored state
     │   │                            (closing a closed fact, restoring an open one)
@@ -25,6 +27,7 @@ branch, so a worker or an HTTP layer decides with one ``isinstance``::
     └── RetryableError               try again later; nothing was lost
         ├── StoreUnavailableError    Neo4j cannot be reached / transient failure
         ├── ErasureInProgressError   the user is being erased; write again after it
+        ├── QueueUnavailableError    the job queue's disk is full, failing or locked
         └── ModelUnavailableError    timeout, 429 or 5xx from a model service
 
 ``ValidationError`` deliberately does not derive from ``ValueError``: raised inside a
@@ -38,10 +41,12 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "ConflictError",
+    "DateRangeError",
     "DimensionMismatchError",
     "EmbeddingModelMismatchError",
     "ErasureInProgressError",
     "HmemError",
+    "InvalidVectorError",
     "ModelAuthError",
     "ModelError",
     "ModelNotConfiguredError",
@@ -50,6 +55,7 @@ __all__ = [
     "NaiveDatetimeError",
     "NotFoundError",
     "PolicyRefusal",
+    "QueueUnavailableError",
     "RetryableError",
     "SchemaError",
     "StoreUnavailableError",
@@ -81,6 +87,11 @@ class NaiveDatetimeError(ValidationError):
     """A datetime without a timezone: hmem never guesses the zone."""
 
 
+class DateRangeError(ValidationError):
+    """A datetime that leaves years 1..9999 when converted to UTC
+    (``9999-12-31T23:59:59-14:00``): hmem stores every time in UTC."""
+
+
 class TemporalOrderError(ValidationError):
     """A time window would end before it starts."""
 
@@ -91,6 +102,11 @@ class TextTooLongError(ValidationError):
 
 class DimensionMismatchError(ValidationError):
     """A vector's size differs from the configured embedding dimension."""
+
+
+class InvalidVectorError(ValidationError):
+    """A vector no similarity can be computed with: NaN, Infinity, or a zero (or overflowing)
+    length. Stored, it would make every cosine over its user's facts fail."""
 
 
 class NotFoundError(HmemError, LookupError):
@@ -151,6 +167,11 @@ class StoreUnavailableError(RetryableError):
 class ErasureInProgressError(RetryableError):
     """The user is being erased right now; a write accepted after the erasure began
     may be sent again once it is finished (it then starts the user afresh)."""
+
+
+class QueueUnavailableError(RetryableError):
+    """The job queue (SQLite) cannot write: disk full, I/O error, or locked too long.
+    The session was not accepted; everything accepted before is intact."""
 
 
 class ModelUnavailableError(RetryableError):

@@ -9,15 +9,25 @@ Windows are half-open ``[from, to)``; ``None`` as the end means "still open".
 
 from __future__ import annotations
 
-from datetime import datetime
+import math
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from hmem.errors import NaiveDatetimeError, TemporalOrderError, ValidationError
+from hmem.errors import (
+    DateRangeError,
+    DimensionMismatchError,
+    InvalidVectorError,
+    NaiveDatetimeError,
+    TemporalOrderError,
+    ValidationError,
+)
 
 __all__ = [
+    "FACT_ID_PATTERN",
     "Category",
     "Entity",
     "EntityRef",
@@ -26,23 +36,65 @@ __all__ = [
     "FactDraft",
     "FactHistory",
     "HistoryStep",
+    "NewFactId",
+    "ProfileRecord",
     "SupersedeReason",
     "SupersedeTarget",
     "SupersessionLink",
     "UserExport",
     "WriteResult",
+    "check_vector",
     "require_aware",
 ]
 
 Text = Annotated[str, Field(min_length=1)]
 Id = Annotated[str, Field(min_length=1, max_length=128)]
+# A caller-chosen fact id must stay addressable as one URL path segment
+# (/facts/{id}): no '/', '?', '#', '%', spaces or controls, and not '.' or '..'.
+FACT_ID_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9._:@-]{0,127}$"
+NewFactId = Annotated[str, Field(min_length=1, max_length=128, pattern=FACT_ID_PATTERN)]
 
 
 def require_aware(value: datetime | None, name: str) -> datetime | None:
-    """Refuse naive datetimes: hmem never guesses a timezone."""
+    """Refuse naive datetimes (hmem never guesses a timezone) and those that have no UTC
+    equivalent (``9999-12-31T23:59:59-14:00`` is in year 10000 in UTC)."""
     if value is not None and (value.tzinfo is None or value.tzinfo.utcoffset(value) is None):
         raise NaiveDatetimeError(f"{name} must carry a timezone (got naive {value.isoformat()})")
+    if value is not None:
+        try:
+            value.astimezone(UTC)
+        except OverflowError:
+            raise DateRangeError(
+                f"{name} is outside years 1..9999 in UTC ({value.isoformat()})"
+            ) from None
     return value
+
+
+_FLOAT32_MAX = 3.4028234663852886e38  # vectors are also stored as float32 (embedding_f32le)
+
+
+def check_vector(
+    vector: Sequence[float], dim: int | None = None, what: str = "embedding"
+) -> list[float]:
+    """The vector as a list of floats, or an error saying what is wrong with it.
+
+    Every vector that reaches the database passes here (caller's, embedder's, query's): a
+    NaN, an Infinity, or a length of zero (or one that overflows a double) makes a cosine
+    undefined, and a stored one would fail every scan over its user's facts.
+    """
+    values = [float(x) for x in vector]
+    if dim is not None and len(values) != dim:
+        raise DimensionMismatchError(f"{what} has {len(values)} dimensions; the index has {dim}")
+    if not all(abs(x) <= _FLOAT32_MAX for x in values):  # False for NaN too
+        raise InvalidVectorError(
+            f"{what} holds NaN, Infinity or a value beyond float32: every value must be finite"
+        )
+    square = sum(x * x for x in values)  # as Neo4j's cosine computes it, in doubles
+    if not (square > 0.0 and math.isfinite(square)):
+        raise InvalidVectorError(
+            f"{what} has no usable length (all zeros, or too large): cosine is undefined"
+        )
+    return values
 
 
 def check_window(start: datetime | None, end: datetime | None, what: str) -> None:
@@ -120,7 +172,12 @@ class FactDraft(_Model):
     )
     embedding: list[float] | None = None
     source: Annotated[str, Field(max_length=200)] = "direct"
-    id: Id | None = Field(None, description="caller-chosen id (idempotent imports)")
+    id: NewFactId | None = Field(None, description="caller-chosen id (idempotent imports)")
+
+    @field_validator("embedding")
+    @classmethod
+    def _usable_vector(cls, vector: list[float] | None) -> list[float] | None:
+        return None if vector is None else check_vector(vector)
 
     @model_validator(mode="after")
     def _times(self) -> FactDraft:
@@ -222,6 +279,13 @@ class WriteResult(_Model):
         }
 
 
+class ProfileRecord(_Model):
+    """The user's running profile as stored."""
+
+    text: str
+    updated_at: datetime
+
+
 class UserExport(_Model):
     """Everything stored for one user, as plain JSON-able data."""
 
@@ -232,4 +296,5 @@ class UserExport(_Model):
     episodes: list[Episode]
     supersessions: list[SupersessionLink]
     relations: list[tuple[str, str]]
+    profile: ProfileRecord | None = Field(None, description="the running profile, if any")
     extra: dict[str, Any] = Field(default_factory=dict)

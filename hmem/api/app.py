@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import logging
 import re
 import time
@@ -14,6 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from neo4j import Driver, GraphDatabase
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hmem import __version__
@@ -80,10 +82,12 @@ class ServiceMiddleware:
         state["request_id"] = request_id
         started = time.perf_counter()
         status = 500
+        responded = False
 
         async def send_wrapped(message: Message) -> None:
-            nonlocal status
+            nonlocal status, responded
             if message["type"] == "http.response.start":
+                responded = True
                 status = message["status"]
                 message.setdefault("headers", [])
                 message["headers"] = [
@@ -108,6 +112,16 @@ class ServiceMiddleware:
                     await self.app(scope, _replay(body, receive), send_wrapped)
             else:
                 await self.app(scope, receive, send_wrapped)
+        except Exception as exc:  # every error ends here, never in uvicorn
+            # Past this point uvicorn would print the traceback with its locals' reprs
+            # (a whole request body, an embedding) outside the structured log.
+            problems.log_unhandled(exc)
+            status = 500
+            if not responded:
+                problem, headers = problems.problem_for(exc)
+                await problems.problem_response(problem, request_id, headers)(
+                    scope, receive, send_wrapped
+                )
         finally:
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
@@ -143,6 +157,16 @@ def _plain_pairs(node: Any) -> Any:
     if isinstance(node, list):
         return [_plain_pairs(v) for v in node]
     return node
+
+
+def _metrics_allowed(request: Request, config: Config) -> bool:
+    """With ``api_metrics_token``: that bearer token. Without: loopback clients only."""
+    token = config.api_metrics_token
+    if token is not None:
+        given = request.headers.get("authorization", "")
+        return hmac.compare_digest(given.encode(), f"Bearer {token.get_secret_value()}".encode())
+    host = request.client.host if request.client else ""
+    return host in ("127.0.0.1", "::1", "localhost")
 
 
 def _replay(body: bytes, receive_more: Receive) -> Receive:
@@ -233,7 +257,10 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
         return JSONResponse(body.model_dump(), status_code=200 if ready else 503)
 
     @app.get("/metrics", include_in_schema=False)
-    def prometheus() -> Response:
+    def prometheus(request: Request) -> Response:
+        # The counts span every tenant: an operator's view, not a caller's.
+        if not _metrics_allowed(request, config):
+            raise StarletteHTTPException(404, "Not Found")
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     return app

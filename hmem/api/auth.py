@@ -19,7 +19,7 @@ from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from hmem.api.problems import Forbidden, Unauthenticated
-from hmem.graph.apikeys import ApiKey, KeyStore
+from hmem.graph.apikeys import USER_ID_PATTERN, ApiKey, KeyStore
 
 __all__ = [
     "USER_ID_PATTERN",
@@ -30,8 +30,6 @@ __all__ = [
     "stored_user_id",
 ]
 
-# What a caller may call a user: no ':' (the tenant separator), nothing unprintable.
-USER_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$"
 
 _bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer hmem_<id>_<secret>")
 _header = APIKeyHeader(name="X-API-Key", auto_error=False, description="the same key")

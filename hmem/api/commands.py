@@ -189,6 +189,9 @@ def mcp(user_id: str, api_url: str | None) -> None:
     from hmem.mcp_server import build_server
 
     if api_url:
+        from hmem.graph.apikeys import check_user_name
+
+        check_user_name(user_id)  # the API's own rule, refused here rather than per call
         from hmem.client import Client
 
         key = os.environ.get("HMEM_API_KEY")

@@ -24,6 +24,7 @@ FIELDS = (
     "tenant",
     "key_id",
     "error",
+    "frames",
     "host",
     "port",
 )
@@ -50,7 +51,10 @@ def configure_logging(*, json_lines: bool = True, level: int = logging.INFO) -> 
     handler.setFormatter(
         JsonFormatter() if json_lines else logging.Formatter("%(levelname)s %(name)s %(message)s")
     )
-    logger = logging.getLogger("hmem")
-    logger.handlers[:] = [handler]
-    logger.setLevel(level)
-    logger.propagate = False
+    # uvicorn's own lines go through the same allow-list: its "Exception in ASGI
+    # application" carries a traceback whose frames can hold request values.
+    for name in ("hmem", "uvicorn"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(level)
+        logger.propagate = False

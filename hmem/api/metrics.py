@@ -60,7 +60,7 @@ class _StoreGauges(Collector):
 
     def collect(self) -> Iterator[Metric]:
         stats = self._stats()
-        if stats is None:
+        if not stats:  # None: Neo4j unreachable; {}: the app has no driver yet
             return
         yield GaugeMetricFamily("hmem_users", "Users with a root node", value=stats["users"])
         yield GaugeMetricFamily(

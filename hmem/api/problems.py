@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,7 @@ __all__ = [
     "ProblemSpec",
     "Unauthenticated",
     "install",
+    "log_unhandled",
     "problem_for",
     "problem_response",
 ]
@@ -111,15 +113,32 @@ def _detail(exc: BaseException) -> str | None:
     return _INPUT.sub("", str(exc)).strip() or None
 
 
+# An outage's own message names the server it could not reach (a private address):
+# the caller learns only what is down.
+_UNAVAILABLE = (
+    (errors.StoreUnavailableError, "the database is unavailable; retry later"),
+    (errors.ModelUnavailableError, "a model service is unavailable; retry later"),
+    (errors.RetryableError, "temporarily unavailable; retry later"),
+)
+
+
 def problem_for(exc: BaseException) -> tuple[Problem, dict[str, str]]:
     """The problem document and extra headers for an exception."""
     spec = next((s for cls, s in PROBLEMS if isinstance(exc, cls)), _INTERNAL)
-    detail = None if spec is _INTERNAL or spec.slug == "internal" else _detail(exc)
+    if spec is _INTERNAL or spec.slug == "internal":
+        detail = None
+    elif isinstance(exc, errors.RetryableError):
+        detail = next(text for cls, text in _UNAVAILABLE if isinstance(exc, cls))
+    else:
+        detail = _detail(exc)
     headers: dict[str, str] = {}
     if spec.status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="hmem"'
     if spec.status == 503:
         headers["Retry-After"] = "1"
+    if spec.status == 500:
+        # The server is in a state it did not plan for: do not reuse this connection.
+        headers["Connection"] = "close"
     problem = Problem(
         type=_type(spec.slug),
         title=spec.title,
@@ -166,6 +185,20 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
+def log_unhandled(exc: BaseException) -> None:
+    """One structured line for an unexpected error: its class and where it was raised
+    (file, line, function), never its message or any value: a driver or pydantic
+    message could quote a parameter (memory text, an embedding)."""
+    frames = [
+        f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}:{frame.name}"
+        for frame in traceback.extract_tb(exc.__traceback__)[-8:]
+    ]
+    log.error(
+        "unhandled",
+        extra={"event": "unhandled", "error": type(exc).__name__, "frames": frames},
+    )
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers: hmem's tree, HTTP-only errors, validation, the rest."""
 
@@ -202,8 +235,7 @@ def install(app: FastAPI) -> None:
         return problem_response(problem, _request_id(request), dict(exc.headers or {}))
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
-        # The class name only: a driver message could quote a parameter (memory text).
-        log.error("unhandled", extra={"event": "unhandled", "error": type(exc).__name__})
+        log_unhandled(exc)
         problem, headers = problem_for(exc)
         return problem_response(problem, _request_id(request), headers)
 

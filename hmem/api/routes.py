@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
-from pydantic import AwareDatetime, BaseModel
+from pydantic import BaseModel
 
 from hmem.api.auth import USER_ID_PATTERN, Principal, principal
 from hmem.api.metrics import Metrics
@@ -30,6 +30,7 @@ from hmem.api.schemas import (
     ProfileOut,
     RememberIn,
     SearchIn,
+    UtcDatetime,
 )
 from hmem.errors import NotFoundError, PolicyRefusal
 from hmem.memory import Memory
@@ -132,10 +133,10 @@ def list_facts(
     who: Caller,
     request: Request,
     as_of: Annotated[
-        AwareDatetime | None, Query(description="belief time: what was believed then")
+        UtcDatetime | None, Query(description="belief time: what was believed then")
     ] = None,
     as_of_event: Annotated[
-        AwareDatetime | None, Query(description="world time: what was true then")
+        UtcDatetime | None, Query(description="world time: what was true then")
     ] = None,
     include_closed: Annotated[bool, Query(description="every fact, open or closed")] = False,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,

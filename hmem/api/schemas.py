@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
-from hmem.models import Category, EntityRef, Fact
+from hmem.models import Category, EntityRef, Fact, NewFactId
 
 __all__ = [
     "AddIn",
@@ -24,7 +25,20 @@ __all__ = [
     "Readiness",
     "RememberIn",
     "SearchIn",
+    "UtcDatetime",
 ]
+
+
+def _utc(value: datetime) -> datetime:
+    try:
+        value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("outside years 1..9999 once converted to UTC") from None
+    return value
+
+
+# Every time given to the API: with a zone, and one that exists in UTC (hmem stores UTC).
+UtcDatetime = Annotated[AwareDatetime, AfterValidator(_utc)]
 
 FactId = Annotated[str, Field(min_length=1, max_length=128)]
 
@@ -39,11 +53,11 @@ class RememberIn(_In):
     text: Annotated[str, Field(min_length=1, max_length=100_000)]
     category: Category = Category.SEMANTIC
     importance: Annotated[int, Field(ge=1, le=10)] = 5
-    observed_at: AwareDatetime | None = Field(
+    observed_at: UtcDatetime | None = Field(
         None, description="when the user said it (belief time starts); default now"
     )
-    valid_from: AwareDatetime | None = Field(None, description="when it became true")
-    valid_to: AwareDatetime | None = Field(None, description="when it stopped being true")
+    valid_from: UtcDatetime | None = Field(None, description="when it became true")
+    valid_to: UtcDatetime | None = Field(None, description="when it stopped being true")
     entities: list[Annotated[str, Field(min_length=1, max_length=200)] | EntityRef] = Field(
         default_factory=list, max_length=64
     )
@@ -54,7 +68,9 @@ class RememberIn(_In):
     relates: list[FactId] = Field(default_factory=list, max_length=64)
     embedding: list[float] | None = Field(None, max_length=8192)
     source: Annotated[str, Field(max_length=200)] = "api"
-    id: FactId | None = Field(None, description="caller-chosen id (idempotent imports)")
+    id: NewFactId | None = Field(
+        None, description="caller-chosen id (idempotent imports); letters, digits, . _ : @ -"
+    )
 
 
 class MessageIn(_In):
@@ -67,7 +83,7 @@ class AddIn(_In):
     """A chat session to remember through the extractor (one model call)."""
 
     messages: list[MessageIn] = Field(min_length=1, max_length=500)
-    observed_at: AwareDatetime | None = Field(
+    observed_at: UtcDatetime | None = Field(
         None, description="when the session happened (relative dates resolve against it)"
     )
     session_id: Annotated[str, Field(max_length=200)] | None = None
@@ -114,8 +130,8 @@ class SearchIn(_In):
     query: Annotated[str, Field(min_length=1, max_length=4000)]
     k: Annotated[int, Field(ge=1, le=200)] = 30
     token_budget: Annotated[int, Field(ge=50, le=100_000)] = 4000
-    as_of: AwareDatetime | None = Field(None, description="belief time")
-    as_of_event: AwareDatetime | None = Field(None, description="world time")
+    as_of: UtcDatetime | None = Field(None, description="belief time")
+    as_of_event: UtcDatetime | None = Field(None, description="world time")
 
 
 class ProfileIn(_In):
@@ -130,8 +146,8 @@ class ProfileOut(BaseModel):
 class CloseIn(_In):
     """Close a fact with no successor."""
 
-    at: AwareDatetime | None = Field(None, description="world time it stopped being true")
-    observed_at: AwareDatetime | None = Field(None, description="when we learned it")
+    at: UtcDatetime | None = Field(None, description="world time it stopped being true")
+    observed_at: UtcDatetime | None = Field(None, description="when we learned it")
     reason: Literal["retraction", "user_edit"] = Field(
         "retraction", description="user_edit: it was never true (empty world window)"
     )

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, Protocol, Self, TypeVar, runtime_checkable
 
-import numpy as np
 import openai
 import pydantic
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
@@ -44,7 +43,7 @@ from hmem.errors import (
     ModelOutputError,
     ModelUnavailableError,
 )
-from hmem.extract.local_embed import LocalEmbeddings
+from hmem.extract.local_embed import LocalEmbeddings, unit_rows
 
 __all__ = [
     "OPENAI_BASE_URL",
@@ -356,13 +355,6 @@ class EmbeddingClient(Protocol):
     def close(self) -> None: ...
 
 
-def _l2_normalised(vectors: list[list[float]]) -> list[list[float]]:
-    matrix = np.asarray(vectors, dtype=np.float64)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    normalised: list[list[float]] = (matrix / np.maximum(norms, 1e-12)).tolist()
-    return normalised
-
-
 class OpenAIEmbeddings:
     """Embeddings from an OpenAI-compatible ``/embeddings`` endpoint."""
 
@@ -429,7 +421,7 @@ class OpenAIEmbeddings:
                     f"{what}: the model returned {len(item.embedding)}-dimensional vectors "
                     f"but embedding_dim is {self._dim}"
                 )
-        return _l2_normalised([item.embedding for item in data])
+        return unit_rows([item.embedding for item in data], what)
 
     def close(self) -> None:
         """Close the HTTP connection pool."""

@@ -22,7 +22,12 @@ from typing import Any, Self
 
 import numpy as np
 
-from hmem.errors import ConfigError, DimensionMismatchError, ModelNotConfiguredError
+from hmem.errors import (
+    ConfigError,
+    DimensionMismatchError,
+    ModelNotConfiguredError,
+    ModelOutputError,
+)
 
 __all__ = ["DEFAULT_LOCAL_MODEL", "LocalEmbeddings"]
 
@@ -197,12 +202,8 @@ class LocalEmbeddings:
         """Unit vectors in the texts' order."""
         if not texts:
             return []
-        vectors = np.asarray(
-            list(self._model.embed(list(texts), batch_size=self._batch_size)), dtype=np.float32
-        )
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        unit: list[list[float]] = (vectors / np.maximum(norms, 1e-12)).tolist()
-        return unit
+        vectors = list(self._model.embed(list(texts), batch_size=self._batch_size))
+        return unit_rows(vectors, f"the local embedding model {self.model_name}")
 
     def close(self) -> None:
         """Nothing to release beyond what garbage collection frees; kept for the protocol."""
@@ -217,3 +218,15 @@ class LocalEmbeddings:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def unit_rows(vectors: Any, what: str) -> list[list[float]]:
+    """Each row L2-normalised, in double; a row with NaN, Infinity or no length is the
+    model's fault (``ModelOutputError``): stored, it would break every scan of its user."""
+    matrix = np.asarray(vectors, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    if not (np.isfinite(matrix).all() and np.isfinite(norms).all() and (norms > 0).all()):
+        raise ModelOutputError(f"{what} returned a vector with NaN, Infinity or zero length")
+    unit: list[list[float]] = (matrix / norms).tolist()
+    return unit

@@ -24,19 +24,44 @@ from hmem.errors import NotFoundError, ValidationError
 from hmem.graph import catalog
 from hmem.graph._records import native, translate_errors
 
-__all__ = ["TENANT_PATTERN", "ApiKey", "IssuedKey", "KeyStore", "check_tenant", "parse_key"]
+__all__ = [
+    "TENANT_PATTERN",
+    "USER_ID_PATTERN",
+    "ApiKey",
+    "IssuedKey",
+    "KeyStore",
+    "check_tenant",
+    "check_user_name",
+    "parse_key",
+]
 
+# The one definition of a tenant's and of a caller's user name, for the API (as path
+# patterns) and the CLI (through the checks below, which match the whole string: `$`
+# alone would let a trailing newline through).
 TENANT_PATTERN = r"^[a-z0-9][a-z0-9-]{0,62}$"
 _TENANT = re.compile(TENANT_PATTERN)
+# What a caller may call a user: no ':' (the tenant separator), nothing unprintable.
+USER_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$"
+_USER = re.compile(USER_ID_PATTERN)
 _KEY = re.compile(r"^hmem_([0-9a-f]{12})_([A-Za-z0-9_-]{32,128})$")
 
 
 def check_tenant(tenant: str) -> str:
-    if not _TENANT.match(tenant):
+    if not _TENANT.fullmatch(tenant):
         raise ValidationError(
             "a tenant is 1-63 characters of lowercase letters, digits and '-' (no ':')"
         )
     return tenant
+
+
+def check_user_name(user_id: str) -> str:
+    """A user as a tenant names it (the API's path parameter): what the API accepts."""
+    if not _USER.fullmatch(user_id):
+        raise ValidationError(
+            "a user name is 1-128 characters: letters, digits and . _ @ - (no ':'), "
+            "starting with a letter or digit"
+        )
+    return user_id
 
 
 def parse_key(key: str) -> tuple[str, str] | None:
@@ -104,6 +129,8 @@ class KeyStore:
         check_tenant(tenant)
         if user_ids is not None and not user_ids:
             raise ValidationError("user_ids, when given, must name at least one user")
+        for user_id in user_ids or ():
+            check_user_name(user_id)
         key_id = secrets.token_hex(6)
         secret = secrets.token_urlsafe(32)
         salt = secrets.token_hex(16)

@@ -33,7 +33,7 @@ from neo4j import exceptions as neo
 from hmem.graph import catalog
 from hmem.graph._records import check_user_id, native, to_fact, translate_errors
 from hmem.localdb.plugin import PROCEDURE
-from hmem.models import Fact, HistoryStep, SupersessionLink
+from hmem.models import Fact, HistoryStep, SupersessionLink, check_vector
 
 __all__ = [
     "Candidate",
@@ -320,7 +320,7 @@ class FactSearch:
             "now": now,
             "as_of": as_of,
             "as_of_event": as_of_event,
-            "vector": [float(x) for x in vector] if vector is not None else [],
+            "vector": check_vector(vector, what="query vector") if vector is not None else [],
             "k_dense": k_dense,
             "fetch_dense": min(max(k_dense * self.index_overfetch, k_dense), self.index_max_fetch),
             "lucene": lucene,

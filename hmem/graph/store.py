@@ -19,7 +19,6 @@ from neo4j import ManagedTransaction
 from hmem._text import fact_hash
 from hmem.errors import (
     ConflictError,
-    DimensionMismatchError,
     NotFoundError,
     TemporalOrderError,
     TextTooLongError,
@@ -37,6 +36,7 @@ from hmem.models import (
     SupersedeReason,
     SupersessionLink,
     WriteResult,
+    check_vector,
     require_aware,
 )
 
@@ -64,11 +64,8 @@ class GraphStore(UserData, ImportData):
             raise TextTooLongError(
                 f"fact text has {len(draft.text)} characters; the limit is {self.max_fact_chars}"
             )
-        if draft.embedding is not None and len(draft.embedding) != self.embedding_dim:
-            raise DimensionMismatchError(
-                f"embedding has {len(draft.embedding)} dimensions; the index has "
-                f"{self.embedding_dim}"
-            )
+        if draft.embedding is not None:  # drafts built with model_copy skip their validators
+            check_vector(draft.embedding, self.embedding_dim)
         if len(draft.entities) > self.max_entities_per_fact:
             raise ValidationError(f"a fact may name at most {self.max_entities_per_fact} entities")
 
@@ -392,11 +389,8 @@ class GraphStore(UserData, ImportData):
         if vector is None:
             rows = self._read("fact_recent_open", user_id=user_id, k=k)
         else:
-            if len(vector) != self.embedding_dim:
-                raise DimensionMismatchError(
-                    f"query vector has {len(vector)} dimensions; the index has {self.embedding_dim}"
-                )
-            rows = self._read("fact_neighbours", user_id=user_id, vector=list(vector), k=k)
+            query = check_vector(vector, self.embedding_dim, "query vector")
+            rows = self._read("fact_neighbours", user_id=user_id, vector=query, k=k)
         return [native(r) for r in rows]
 
     def episode_facts(self, user_id: str, episode_id: str) -> list[str] | None:

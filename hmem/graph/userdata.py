@@ -13,7 +13,7 @@ from hmem.errors import ConflictError
 from hmem.graph import catalog
 from hmem.graph._base import StoreBase, new_id, user_ref
 from hmem.graph._records import check_user_id, native, to_fact, translate_errors
-from hmem.models import Entity, Episode, SupersessionLink, UserExport
+from hmem.models import Entity, Episode, ProfileRecord, SupersessionLink, UserExport
 
 __all__ = ["UserData"]
 
@@ -75,6 +75,7 @@ class UserData(StoreBase):
     def export(self, user_id: str) -> UserExport:
         """Everything stored for this user as plain data (no vectors)."""
         user_id = check_user_id(user_id)
+        profile = self.profile(user_id)
         facts = [
             to_fact(r["fact"], r["entities"])
             for r in self._read(
@@ -102,6 +103,9 @@ class UserData(StoreBase):
                 for r in self._read("supersession_list", user_id=user_id)
             ],
             relations=[(r["a"], r["b"]) for r in self._read("relates_list", user_id=user_id)],
+            profile=None
+            if profile is None
+            else ProfileRecord(text=profile[0], updated_at=profile[1]),
         )
 
     def erase_fact(self, user_id: str, fact_id: str) -> dict[str, int]:

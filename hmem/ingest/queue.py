@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hmem.errors import NotFoundError
+from hmem.errors import NotFoundError, QueueUnavailableError
 
 __all__ = ["Job", "JobQueue"]
 
@@ -131,14 +131,21 @@ class JobQueue:
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.row_factory = sqlite3.Row
-        db.execute("PRAGMA busy_timeout = 30000")
-        db.execute("PRAGMA synchronous = FULL")
-        # A deleted job's text is overwritten in the file, not left in a free page.
-        db.execute("PRAGMA secure_delete = ON")
         try:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        except sqlite3.OperationalError as exc:
+            raise _unavailable(exc) from exc
+        try:
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA busy_timeout = 30000")
+            db.execute("PRAGMA synchronous = FULL")
+            # A deleted job's text is overwritten in the file, not left in a free page.
+            db.execute("PRAGMA secure_delete = ON")
             yield db
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode & 0xFF not in _TRANSIENT:
+                raise
+            raise _unavailable(exc) from exc
         finally:
             db.close()
 
@@ -292,6 +299,16 @@ class JobQueue:
         with self._db() as db:
             db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+# SQLite's primary result codes for a disk or a lock, not a bug: BUSY, LOCKED, IOERR,
+# FULL, CANTOPEN. A failed write rolls its transaction back: nothing half-accepted.
+_TRANSIENT = frozenset({5, 6, 10, 13, 14})
+
+
+def _unavailable(exc: sqlite3.OperationalError) -> QueueUnavailableError:
+    name = getattr(exc, "sqlite_errorname", "") or type(exc).__name__
+    return QueueUnavailableError(f"the job queue cannot write ({name}); retry later")
 
 
 def _job(row: sqlite3.Row) -> Job:

@@ -13,7 +13,7 @@ from hmem.api.auth import Principal, external_user_id, stored_user_id
 from hmem.api.logs import JsonFormatter
 from hmem.api.problems import Forbidden, Unauthenticated, problem_for
 from hmem.client import ApiError, AuthenticationError, PermissionDeniedError
-from hmem.graph.apikeys import ApiKey, check_tenant, parse_key
+from hmem.graph.apikeys import ApiKey, check_tenant, check_user_name, parse_key
 
 
 @pytest.mark.parametrize(
@@ -123,3 +123,36 @@ def test_client_does_not_import_fastapi() -> None:
     names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert not {n for n in names if n.startswith(("fastapi", "starlette", "hmem.api"))}
+
+
+def test_unavailable_problem_names_no_internal_address() -> None:
+    problem, headers = problem_for(
+        errors.StoreUnavailableError(
+            "Neo4j is unavailable: Couldn't connect to 10.20.30.40:7687 (resolved to ...)"
+        )
+    )
+    assert problem.status == 503 and headers["Retry-After"]
+    assert "10.20.30.40" not in problem.model_dump_json()
+    assert problem.detail == "the database is unavailable; retry later"
+    queue, _ = problem_for(errors.QueueUnavailableError("/var/lib/hmem/queue.sqlite3 is full"))
+    assert queue.status == 503 and "/var/lib" not in queue.model_dump_json()
+
+
+def test_a_500_closes_the_connection() -> None:
+    _, headers = problem_for(RuntimeError("boom"))
+    assert headers["Connection"] == "close"
+    _, headers = problem_for(errors.NotFoundError("x"))
+    assert "Connection" not in headers
+
+
+@pytest.mark.parametrize("name", ["beta\n", "x:y", "Beta", "", "-a", "a" * 64])
+def test_tenant_names_the_api_refuses_are_refused_everywhere(name: str) -> None:
+    with pytest.raises(errors.ValidationError):
+        check_tenant(name)
+
+
+@pytest.mark.parametrize("name", ["beta\n", "x:y", "", ".a", "a b", "a/b", "a" * 129])
+def test_user_names_the_api_refuses_are_refused_everywhere(name: str) -> None:
+    with pytest.raises(errors.ValidationError):
+        check_user_name(name)
+    assert check_user_name("maya.k@example-1") == "maya.k@example-1"

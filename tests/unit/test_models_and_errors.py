@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
@@ -18,7 +18,7 @@ from hmem.errors import (
     TemporalOrderError,
     ValidationError,
 )
-from hmem.models import EntityRef, Fact, FactDraft, SupersedeTarget
+from hmem.models import EntityRef, Fact, FactDraft, SupersedeTarget, check_vector, require_aware
 
 
 def test_every_error_is_in_the_tree() -> None:
@@ -97,3 +97,43 @@ def test_normalise_examples() -> None:
 
 def test_entity_canonical_name() -> None:
     assert EntityRef(name="  New   York ").canonical == "new york"
+
+
+@pytest.mark.parametrize(
+    "vector",
+    [
+        [0.0] * 8,
+        [-0.0] * 8,
+        [float("nan")] + [0.1] * 7,
+        [float("inf")] + [0.1] * 7,
+        [1e300] * 8,  # the sum of squares overflows
+        [1e-200] * 8,  # ... or underflows to zero
+        [1e39] + [0.1] * 7,  # beyond float32 (stored packed as float32)
+    ],
+)
+def test_check_vector_refuses_what_cosine_cannot_use(vector: list[float]) -> None:
+    with pytest.raises(errors.InvalidVectorError):
+        check_vector(vector)
+    with pytest.raises(errors.InvalidVectorError):
+        FactDraft(text="Maya likes tea.", embedding=vector)
+
+
+def test_check_vector_dimension_and_good_vectors() -> None:
+    assert check_vector([3, 4], 2) == [3.0, 4.0]
+    with pytest.raises(errors.DimensionMismatchError):
+        check_vector([0.1] * 3, 4)
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone(timedelta(hours=-14))),
+        datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=14))),
+    ],
+)
+def test_dates_without_a_utc_equivalent_are_refused(when: datetime) -> None:
+    with pytest.raises(errors.DateRangeError):
+        require_aware(when, "valid_from")
+    with pytest.raises(errors.DateRangeError):
+        FactDraft(text="Maya likes tea.", valid_from=when)
+    assert require_aware(datetime(9999, 12, 31, tzinfo=UTC), "x") is not None

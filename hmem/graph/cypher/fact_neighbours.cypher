@@ -1,8 +1,14 @@
 // params: user_id, vector, k
 // Read before writing: this user's open facts most similar to the new messages.
 // An exact scan over one user's facts: the 5.26 vector index cannot filter by user.
+// A stored vector cosine cannot use (all zeros, NaN, Infinity, a length that overflows:
+// written before hmem.models.check_vector guarded every entry) is skipped, not fatal:
+// vector.similarity.cosine would fail the whole statement, and with it every session of
+// the user. The test is Neo4j's own: a finite, non-zero sum of squares in doubles.
 MATCH (f:Fact {user_id: $user_id})
 WHERE f.known_to IS NULL AND f.embedding IS NOT NULL
+WITH f, reduce(sq = 0.0, x IN f.embedding | sq + x * x) AS sq
+WHERE sq > 0.0 AND sq < 1.0 / 0.0
 WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
 ORDER BY score DESC
 LIMIT $k

@@ -28,6 +28,10 @@ CALL () {
   //native CALL hmem.vector.topk(fs, ['embedding_f32le', 'embedding'], $vector, $k_dense)
   //native   YIELD node AS f, score
   //plain begin
+  // A stored vector cosine cannot use (zeros, NaN, Infinity, overflow) is skipped, as
+  // the procedure does: vector.similarity.cosine would fail the whole statement.
+  WITH f, reduce(sq = 0.0, x IN f.embedding | sq + x * x) AS sq
+  WHERE sq > 0.0 AND sq < 1.0 / 0.0
   WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
   ORDER BY score DESC, f.id
   LIMIT $k_dense
