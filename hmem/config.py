@@ -134,6 +134,14 @@ class Config(BaseSettings):
     profile_enabled: bool = Field(
         False, description="Rewrite a <=120-word profile after each session (a 2nd model call)"
     )
+    otel_enabled: bool = Field(
+        False,
+        description="OpenTelemetry spans for add/search/remember/jobs (needs hmem[otel]); "
+        "`hmem serve` then exports as the standard OTEL_* variables say",
+    )
+    otel_user_id: Literal["hash", "plain", "off"] = Field(
+        "hash", description="How spans carry the user id: hashed (sha-256 prefix), plain, off"
+    )
     ner: Literal["auto", "known", "off"] = Field(
         "auto",
         description="Entities of facts written without any (remember, remember_many, "

@@ -41,6 +41,7 @@ from hmem.models import (
 )
 from hmem.nlp import find_entities
 from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
+from hmem.telemetry import Telemetry
 
 __all__ = ["Memory", "resolve_password"]
 
@@ -77,10 +78,17 @@ class Memory:
         driver: Driver | None = None,
         embedder: EmbeddingClient | None = None,
         chat: JsonChat | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         """``driver``, ``embedder`` and ``chat`` (the extractor's model client) default to
-        what ``config`` describes; pass your own to share a driver or pick models."""
+        what ``config`` describes; pass your own to share a driver or pick models.
+        ``telemetry`` (OpenTelemetry spans) defaults to ``HMEM_OTEL_*``: off."""
         self.config = config or Config()
+        self.telemetry = telemetry or Telemetry(
+            self.config.otel_enabled,
+            user_ids=self.config.otel_user_id,
+            database=self.config.neo4j_database,
+        )
         self._owns_embedder = embedder is None
         self.embedder = embedder if embedder is not None else make_embedder(self.config)
         if self.embedder is not None and self.embedder.dim != self.config.embedding_dim:
@@ -137,6 +145,7 @@ class Memory:
                 profile_chat=self._chat_client if self.config.profile_enabled else None,
             ),
             max_session_chars=self.config.max_session_chars,
+            telemetry=self.telemetry,
         )
 
     def _chat_client(self) -> Any:
@@ -230,11 +239,7 @@ class Memory:
             source=source,
             id=fact_id,
         )
-        [draft] = self._with_entities([draft], user_id)
-        if draft.embedding is None and self.embedder is not None:
-            [vector] = self.embedder.embed([draft.text])
-            draft = draft.model_copy(update={"embedding": vector})
-        return self.store.write(user_id, [draft], observed_at=observed_at, accepted_at=accepted_at)
+        return self._write_drafts("remember", [draft], user_id, observed_at, accepted_at)
 
     def remember_many(
         self, drafts: Sequence[FactDraft], *, user_id: str, observed_at: datetime | None = None
@@ -243,15 +248,35 @@ class Memory:
         accepted_at = datetime.now(UTC)
         for draft in drafts:
             require_allowed(draft.text)
-        drafts = self._with_entities(drafts, user_id)
-        missing = [i for i, d in enumerate(drafts) if d.embedding is None]
-        if missing and self.embedder is not None:
-            vectors = self.embedder.embed([drafts[i].text for i in missing])
-            filled = list(drafts)
-            for i, vector in zip(missing, vectors, strict=True):
-                filled[i] = drafts[i].model_copy(update={"embedding": vector})
-            drafts = filled
-        return self.store.write(user_id, drafts, observed_at=observed_at, accepted_at=accepted_at)
+        return self._write_drafts("remember_many", drafts, user_id, observed_at, accepted_at)
+
+    def _write_drafts(
+        self,
+        operation: str,
+        drafts: Sequence[FactDraft],
+        user_id: str,
+        observed_at: datetime | None,
+        accepted_at: datetime,
+    ) -> WriteResult:
+        """Entities for drafts that name none, vectors for drafts without one (one
+        batch), then one transaction; traced as one span (ids and counts only)."""
+        with self.telemetry.span(operation, user_id=user_id, hmem__facts=len(drafts)) as span:
+            drafts = self._with_entities(drafts, user_id)
+            missing = [i for i, d in enumerate(drafts) if d.embedding is None]
+            if missing and self.embedder is not None:
+                with self.telemetry.model_call(
+                    "embeddings", self.embedder.model_name, hmem__texts=len(missing)
+                ):
+                    vectors = self.embedder.embed([drafts[i].text for i in missing])
+                filled = list(drafts)
+                for i, vector in zip(missing, vectors, strict=True):
+                    filled[i] = drafts[i].model_copy(update={"embedding": vector})
+                drafts = filled
+            result = self.store.write(
+                user_id, drafts, observed_at=observed_at, accepted_at=accepted_at
+            )
+            span.set(**{f"hmem__{k}": v for k, v in result.counts().items()})
+            return result
 
     def _with_entities(self, drafts: Sequence[FactDraft], user_id: str) -> list[FactDraft]:
         """Drafts that name no entity get the ones spaCy finds in their text (the user's
@@ -259,16 +284,18 @@ class Memory:
         bare = [i for i, d in enumerate(drafts) if not d.entities]
         if not bare or self.config.ner == "off":
             return list(drafts)
-        known = [
-            EntityRef(name=e.name, type=e.type[:40], aliases=e.aliases[:32])
-            for e in self.store.entities(user_id)
-        ]
-        found = find_entities(
-            [drafts[i].text for i in bare],
-            known,
-            trained=self.config.ner == "auto",
-            limit=self.config.max_entities_per_fact,
-        )
+        with self.telemetry.span("find_entities", user_id=user_id, hmem__texts=len(bare)) as span:
+            known = [
+                EntityRef(name=e.name, type=e.type[:40], aliases=e.aliases[:32])
+                for e in self.store.entities(user_id)
+            ]
+            found = find_entities(
+                [drafts[i].text for i in bare],
+                known,
+                trained=self.config.ner == "auto",
+                limit=self.config.max_entities_per_fact,
+            )
+            span.set(hmem__known_entities=len(known), hmem__found=sum(map(len, found)))
         out = list(drafts)
         for i, refs in zip(bare, found, strict=True):
             if refs:
@@ -324,14 +351,19 @@ class Memory:
         same job. ``background=True`` returns at once with ``job_id`` and status
         ``queued``; run a worker with ``start_worker()`` (or ``hmem worker``).
         """
-        return self.ingest.add(
-            messages,
-            user_id=user_id,
-            observed_at=observed_at,
-            session_id=session_id,
-            background=background,
-            idempotency_key=idempotency_key,
-        )
+        with self.telemetry.span("add", user_id=user_id, hmem__background=background) as span:
+            result = self.ingest.add(
+                messages,
+                user_id=user_id,
+                observed_at=observed_at,
+                session_id=session_id,
+                background=background,
+                idempotency_key=idempotency_key,
+            )
+            if result.job_id:
+                span.set(hmem__job_id=result.job_id)
+            span.set(hmem__added=len(result.added), hmem__superseded=len(result.superseded))
+            return result
 
     def job(self, job_id: str, *, user_id: str) -> Job:
         """A session's job: status, attempts, result or error (never its text)."""
@@ -415,15 +447,25 @@ class Memory:
         ``as_of`` (belief time) / ``as_of_event`` (world time) select the past, and a
         question about the past ("before", "used to", …) ranks replaced facts too.
         Without an embedder the search is lexical + entity only (``result.dense``)."""
-        return self.recall.search(
-            query,
+        with self.telemetry.span(
+            "search",
             user_id=user_id,
-            k=k,
-            token_budget=token_budget,
-            as_of=as_of,
-            as_of_event=as_of_event,
-            now=now,
-        )
+            hmem__k=k,
+            hmem__token_budget=token_budget,
+            hmem__as_of=as_of is not None,
+            hmem__as_of_event=as_of_event is not None,
+        ) as span:
+            result = self.recall.search(
+                query,
+                user_id=user_id,
+                k=k,
+                token_budget=token_budget,
+                as_of=as_of,
+                as_of_event=as_of_event,
+                now=now,
+            )
+            span.set(hmem__hits=len(result.hits), hmem__dense=bool(result.dense))
+            return result
 
     async def asearch(
         self,

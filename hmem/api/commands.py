@@ -54,9 +54,11 @@ def serve(host: str | None, port: int | None, demo: bool, init_schema: bool) -> 
     from hmem.api.app import create_app
     from hmem.api.logs import configure_logging
     from hmem.memory import Memory
+    from hmem.telemetry import setup_tracing
 
     config = _config(api_host=host, api_port=port)
     configure_logging(json_lines=config.api_log_json)
+    setup_tracing(config.otel_enabled, os.environ.get("OTEL_TRACES_EXPORTER", "otlp"))
     try:
         if init_schema or demo:
             driver, store = _store(config)

@@ -29,6 +29,7 @@ from hmem.graph._records import check_user_id
 from hmem.ingest.pipeline import AddResult, Pipeline
 from hmem.ingest.queue import Job, JobQueue
 from hmem.models import require_aware
+from hmem.telemetry import Telemetry
 
 __all__ = ["Ingestor", "MessagesIn"]
 
@@ -67,7 +68,9 @@ class Ingestor:
         max_session_chars: int = 50_000,
         poll_s: float = 0.5,
         sync_timeout_s: float = 600.0,
+        telemetry: Telemetry | None = None,
     ) -> None:
+        self.telemetry = telemetry or Telemetry()
         self.queue = queue
         self.pipeline = pipeline
         self.max_session_chars = max_session_chars
@@ -161,6 +164,15 @@ class Ingestor:
     # -- running ------------------------------------------------------------------------
     def run_job(self, job: Job, *, reraise: bool = False) -> AddResult | None:
         """Process one claimed job and record the outcome on it."""
+        with self.telemetry.span(
+            "job", user_id=job.user_id, hmem__job_id=job.id, hmem__attempt=job.attempts
+        ) as span:
+            result = self._run_job(job, reraise=reraise)
+            if result is not None:
+                span.set(hmem__added=len(result.added), hmem__superseded=len(result.superseded))
+            return result
+
+    def _run_job(self, job: Job, *, reraise: bool) -> AddResult | None:
         try:
             result = self.pipeline.process(
                 job, lambda extraction: self.queue.save_extraction(job.id, extraction)

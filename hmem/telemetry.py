@@ -1,0 +1,150 @@
+"""OpenTelemetry spans for hmem's operations (the optional extra ``hmem[otel]``).
+
+Off unless configured (``HMEM_OTEL_ENABLED=true``): then ``add``, ``search``,
+``remember``, ``remember_many`` and each worker job open a span, with the entity
+finding and the embedding calls as children. Spans carry timings, ids and counts —
+never text, keys or vectors — named and attributed after the OTel database and GenAI
+semantic conventions (``db.system.name=neo4j``, ``db.operation.name``,
+``db.namespace``; ``gen_ai.operation.name=embeddings``, ``gen_ai.request.model``).
+The user id is hashed by default (``HMEM_OTEL_USER_ID=hash|plain|off``).
+
+hmem only uses the OpenTelemetry API: spans go to whatever tracer provider the
+application installed. ``hmem serve`` installs the SDK's when enabled
+(``setup_tracing``), exporting as the standard ``OTEL_*`` variables say (an
+application that set up its own provider, or runs under ``opentelemetry-instrument``,
+keeps it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from hmem.errors import ConfigError
+
+__all__ = ["Span", "Telemetry", "setup_tracing"]
+
+_NEEDS_OTEL = "HMEM_OTEL_ENABLED needs OpenTelemetry: pip install 'hmem[otel]'"
+
+UserIdMode = Literal["hash", "plain", "off"]
+
+
+class Span:
+    """What an hmem operation may add to its span once it knows (counts, ids)."""
+
+    def __init__(self, span: Any = None) -> None:
+        self._span = span
+
+    def set(self, **attributes: str | int | float | bool) -> None:
+        if self._span is not None:
+            for key, value in attributes.items():
+                self._span.set_attribute(key.replace("__", "."), value)
+
+
+class Telemetry:
+    """A tracer for hmem, or nothing at all when disabled."""
+
+    def __init__(
+        self,
+        enabled: bool = False,
+        *,
+        user_ids: UserIdMode = "hash",
+        database: str = "neo4j",
+        tracer_provider: Any = None,
+    ) -> None:
+        self.enabled = enabled
+        self._user_ids = user_ids
+        self._database = database
+        self._tracer: Any = None
+        if enabled:
+            try:
+                from opentelemetry import trace
+            except ImportError as exc:
+                raise ConfigError(_NEEDS_OTEL) from exc
+            from hmem import __version__
+
+            self._tracer = trace.get_tracer("hmem", __version__, tracer_provider=tracer_provider)
+
+    def _user(self, user_id: str) -> str | None:
+        if self._user_ids == "plain":
+            return user_id
+        if self._user_ids == "hash":
+            return hashlib.sha256(user_id.encode()).hexdigest()[:16]
+        return None
+
+    @contextmanager
+    def span(
+        self, operation: str, *, user_id: str | None = None, **attributes: str | int | float | bool
+    ) -> Iterator[Span]:
+        """A span ``hmem.<operation>`` (an hmem operation on its Neo4j database)."""
+        if self._tracer is None:
+            yield Span()
+            return
+        attrs: dict[str, Any] = {
+            "db.system.name": "neo4j",
+            "db.operation.name": operation,
+            "db.namespace": self._database,
+        }
+        if user_id is not None and (user := self._user(user_id)) is not None:
+            attrs["hmem.user_id"] = user
+        attrs.update({k.replace("__", "."): v for k, v in attributes.items()})
+        with self._tracer.start_as_current_span(f"hmem.{operation}", attributes=attrs) as span:
+            yield Span(span)
+
+    @contextmanager
+    def model_call(self, operation: str, model: str, **attributes: int) -> Iterator[Span]:
+        """A GenAI client span ``<operation> <model>`` (e.g. ``embeddings bge-small``)."""
+        if self._tracer is None:
+            yield Span()
+            return
+        from opentelemetry.trace import SpanKind
+
+        attrs: dict[str, Any] = {"gen_ai.operation.name": operation, "gen_ai.request.model": model}
+        attrs.update({k.replace("__", "."): v for k, v in attributes.items()})
+        with self._tracer.start_as_current_span(
+            f"{operation} {model}", kind=SpanKind.CLIENT, attributes=attrs
+        ) as span:
+            yield Span(span)
+
+
+def setup_tracing(enabled: bool, exporter_name: str = "otlp") -> Any:
+    """Install the OpenTelemetry SDK's tracer provider (for ``hmem serve``) when enabled
+    and none is installed yet. ``exporter_name`` is the standard ``OTEL_TRACES_EXPORTER``
+    (read by the caller, at the edge): ``otlp`` (needs
+    ``opentelemetry-exporter-otlp-proto-http``, configured by the standard
+    ``OTEL_EXPORTER_OTLP_*`` variables), ``console`` or ``none``. Returns the provider,
+    or None when nothing was installed."""
+    if not enabled:
+        return None
+    try:
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
+    except ImportError as exc:
+        raise ConfigError(
+            "HMEM_OTEL_ENABLED needs OpenTelemetry: pip install 'hmem[otel]'"
+        ) from exc
+    if isinstance(trace.get_tracer_provider(), TracerProvider):
+        return None  # the application (or opentelemetry-instrument) already set one up
+    provider = TracerProvider()  # resource from OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES
+    exporter_name = exporter_name.strip().lower()
+    exporter: Any = None
+    if exporter_name == "console":
+        exporter = ConsoleSpanExporter()
+    elif exporter_name == "otlp":
+        try:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        except ImportError as exc:
+            raise ConfigError(
+                "OTEL_TRACES_EXPORTER=otlp needs opentelemetry-exporter-otlp-proto-http "
+                "(or set OTEL_TRACES_EXPORTER=console)"
+            ) from exc
+        exporter = OTLPSpanExporter()
+    elif exporter_name != "none":
+        raise ConfigError(f"OTEL_TRACES_EXPORTER={exporter_name!r}: use otlp, console or none")
+    if exporter is not None:
+        provider.add_span_processor(BatchSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    return provider
