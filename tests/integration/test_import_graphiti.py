@@ -10,6 +10,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -282,3 +283,56 @@ def test_import_graphiti_keeps_counts_windows_and_as_of_answers(
     assert memory.export(user_id).model_dump(exclude={"exported_at"}) == dump.model_dump(
         exclude={"exported_at"}
     )
+
+
+def test_import_of_the_benchmarks_graphiti_graph_equals_the_source(
+    config: Config, memory: Memory, user_id: str, group: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The graph `hmem bench run` builds for graphiti (LoCoMo items as EntityEdges between
+    the speakers, saved with graphiti's own bulk save), imported: the same facts, windows
+    and entities."""
+    import types
+
+    import numpy as np
+
+    from hmem.bench import graphiti_side
+    from hmem.bench.data import load_locomo
+    from hmem.bench.locomo import LocomoCorpus, build_items
+
+    data = Path(__file__).resolve().parents[3] / "shared/data/locomo/locomo_dev.jsonl"
+    if not data.is_file():
+        pytest.skip(f"no LoCoMo dev data at {data}")
+    conv = load_locomo(data)[0]
+    items = build_items(conv, "observations")
+    vectors = np.random.default_rng(0).standard_normal((len(items), 384))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    corpus = LocomoCorpus(conv, "observations", items, vectors, vectors[:1])
+    unused = types.SimpleNamespace(api_key="unused", base_url="http://127.0.0.1:9/v1")
+    graphiti = graphiti_side._graphiti(  # no model is called: edges are saved as given
+        config.neo4j_uri, config.neo4j_user, resolve_password(config), unused
+    )
+    speakers = {name: [1.0] + [0.0] * 383 for name in conv.speakers}
+
+    async def load() -> list[Any]:
+        try:
+            await graphiti_side._load(graphiti, corpus, group, speakers)
+            return list(await EntityEdge.get_by_group_ids(graphiti.driver, [group]))
+        finally:
+            await graphiti.close()
+
+    edges = asyncio.run(load())
+    assert len(edges) == len(items)
+    monkeypatch.setenv("HMEM_EMBED_PROVIDER", "none")
+    out = CliRunner().invoke(main, ["import", "graphiti", "--group-id", group, "--user", user_id])
+    assert out.exit_code == 0, out.output
+    summary = json.loads(out.output.splitlines()[-1])
+    assert summary["source"]["entity_edges"] == summary["facts_added"] == len(edges)
+    dump = memory.export(user_id)
+    assert {e.name for e in dump.entities} == set(conv.speakers)
+    facts = {f.id: f for f in dump.facts}
+    assert set(facts) == {e.uuid for e in edges}
+    for edge in edges:
+        fact = facts[edge.uuid]
+        assert fact.text == " ".join(edge.fact.split())
+        assert (fact.valid_from, fact.valid_to) == (edge.valid_at, edge.invalid_at)
+        assert (fact.known_from, fact.known_to) == (edge.created_at, edge.expired_at)
