@@ -178,6 +178,7 @@ class Memory:
     def shutdown(self) -> None:
         self.recall.close()  # pending last_used_at touches finish before the driver goes
         self.ingest.stop()
+        self.ingest.queue.close()
         if self._owns_driver:
             self._driver.close()
         if self._owns_embedder and self.embedder is not None:

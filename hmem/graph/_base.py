@@ -106,6 +106,16 @@ class StoreBase:
         if row["erasing"]:
             raise ErasureInProgressError("the user is being erased; write again after it")
 
+    def _audit_row(self, op: str, fact_ids: list[str], detail: dict[str, Any]) -> dict[str, Any]:
+        """One audit event: the operation and ids, never memory text."""
+        return {
+            "id": new_id(),
+            "at": self._clock(),
+            "op": op,
+            "fact_ids": fact_ids,
+            "detail": json.dumps(detail, default=str, sort_keys=True),
+        }
+
     def _audit(
         self,
         tx: ManagedTransaction,
@@ -114,16 +124,7 @@ class StoreBase:
         fact_ids: list[str],
         detail: dict[str, Any],
     ) -> None:
-        self._run(
-            tx,
-            "audit_record",
-            user_id=user_id,
-            id=new_id(),
-            at=self._clock(),
-            op=op,
-            fact_ids=fact_ids,
-            detail=json.dumps(detail, default=str, sort_keys=True),
-        )
+        self._run(tx, "audit_record", user_id=user_id, **self._audit_row(op, fact_ids, detail))
 
     def _get_tx(self, tx: ManagedTransaction, user_id: str, fact_id: str) -> Fact:
         rows = self._run(tx, "fact_get", user_id=user_id, fact_id=fact_id)

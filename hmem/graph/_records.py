@@ -21,8 +21,13 @@ MAX_USER_ID = 256
 
 def packed(vector: Sequence[float]) -> bytes:
     """A vector as float32 little-endian bytes: the ``embedding_f32le`` property that
-    hmem's procedure reads (fact_set_embedding.cypher)."""
+    hmem's procedure reads (write_apply.cypher)."""
     return struct.pack(f"<{len(vector)}f", *vector)
+
+
+def unpacked(data: bytes) -> list[float]:
+    """The inverse of ``packed``."""
+    return list(struct.unpack(f"<{len(data) // 4}f", data))
 
 
 def native(value: Any) -> Any:
@@ -34,6 +39,8 @@ def native(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: native(v) for k, v in value.items()}
     if isinstance(value, list):
+        if value and type(value[0]) is float:
+            return value  # a vector: no temporal values inside
         return [native(v) for v in value]
     return value
 

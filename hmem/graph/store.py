@@ -25,7 +25,7 @@ from hmem.errors import (
     ValidationError,
 )
 from hmem.graph._base import new_id
-from hmem.graph._records import check_user_id, native, packed, to_fact
+from hmem.graph._records import check_user_id, native, packed, to_fact, unpacked
 from hmem.graph.imported import ImportData
 from hmem.graph.userdata import UserData
 from hmem.models import (
@@ -41,6 +41,35 @@ from hmem.models import (
 )
 
 __all__ = ["EpisodeDraft", "GraphStore"]
+
+
+def _fact_row(row: dict[str, Any]) -> dict[str, Any]:
+    """One new fact as ``write_apply`` takes it: its fields, its vector twice (a float
+    list for the vector index, float32 bytes for the procedure) and its entities, one
+    per canonical name."""
+    draft: FactDraft = row["draft"]
+    vector = draft.embedding
+    entities: dict[str, dict[str, Any]] = {}
+    for e in draft.entities:  # the first mention of a name wins; aliases add up
+        entity = entities.setdefault(
+            e.canonical,
+            {"entity_id": new_id(), "name": e.name, "canonical": e.canonical, "type": e.type},
+        )
+        entity["aliases"] = sorted(set(entity.get("aliases", [])) | set(e.aliases))
+    return {
+        "id": row["id"],
+        "text": draft.text,
+        "category": draft.category.value,
+        "importance": draft.importance,
+        "hash": row["hash"],
+        "valid_from": row["valid_from"],
+        "valid_to": draft.valid_to,
+        "known_from": row["known_from"],
+        "source": draft.source,
+        "embedding": vector,
+        "packed": packed(vector) if vector is not None else None,
+        "entities": list(entities.values()),
+    }
 
 
 @dataclass(frozen=True)
@@ -138,39 +167,35 @@ class GraphStore(UserData, ImportData):
         episode: EpisodeDraft | None,
         merges: list[str],
     ) -> WriteResult:
-        self._run(tx, "user_ensure", user_id=user_id, now=ingested)
-        existing = {
-            r["hash"]
-            for r in self._run(
-                tx, "fact_open_by_hash", user_id=user_id, hashes=[r["hash"] for r in rows]
-            )
-        }
-        taken = {
-            r["id"]: r
-            for r in self._run(tx, "fact_targets", user_id=user_id, ids=[r["id"] for r in rows])
-        }
+        """Two round trips: ``write_check`` reads what the write depends on, and
+        ``write_apply`` makes every change (a third, the erasure guard, runs before)."""
+        target_ids = sorted(
+            {t.target_id for r in rows for t in r["draft"].supersedes}
+            | {t for r in rows for t in r["draft"].relates}
+            | {t for r in rows for t in r["draft"].conflicts}
+            | set(merges)
+        )
+        [check] = self._run(
+            tx,
+            "write_check",
+            user_id=user_id,
+            hashes=[r["hash"] for r in rows],
+            ids=[r["id"] for r in rows] + target_ids,
+        )
+        existing = set(check["open_hashes"])
+        found = {f["id"]: native(f) for f in check["found"]}
         fresh = []
         for row in rows:
             if row["hash"] in existing:
                 skipped += 1
-            elif row["id"] in taken:
+            elif row["id"] in found:
                 raise ConflictError(f"a fact with id {row['id']!r} already exists")
             else:
                 fresh.append(row)
-
-        target_ids = sorted(
-            {t.target_id for r in fresh for t in r["draft"].supersedes}
-            | {t for r in fresh for t in r["draft"].relates}
-            | {t for r in fresh for t in r["draft"].conflicts}
-            | set(merges)
-        )
-        targets = {
-            r["id"]: native(r)
-            for r in self._run(tx, "fact_targets", user_id=user_id, ids=target_ids)
-        }
         for tid in target_ids:
-            if tid not in targets:
+            if tid not in found:
                 raise NotFoundError(f"no fact {tid!r} for this user")
+        targets = found
 
         links: list[dict[str, Any]] = []
         closes: dict[str, dict[str, Any]] = {}
@@ -203,92 +228,45 @@ class GraphStore(UserData, ImportData):
                         "known_to": known_to,
                         "reason": target.reason.value,
                     }
-
-        self._run(
-            tx,
-            "fact_create",
-            user_id=user_id,
-            facts=[
-                {
-                    "id": r["id"],
-                    "text": r["draft"].text,
-                    "category": r["draft"].category.value,
-                    "importance": r["draft"].importance,
-                    "hash": r["hash"],
-                    "valid_from": r["valid_from"],
-                    "valid_to": r["draft"].valid_to,
-                    "known_from": r["known_from"],
-                    "ingested_at": ingested,
-                    "source": r["draft"].source,
-                }
-                for r in fresh
-            ],
-        )
-        vectors = [
-            {"id": r["id"], "embedding": vector, "packed": packed(vector)}
-            for r in fresh
-            if (vector := r["draft"].embedding) is not None
-        ]
-        if vectors:
-            self._run(tx, "fact_set_embedding", user_id=user_id, rows=vectors)
-        mentions = [
-            {
-                "fact_id": r["id"],
-                "entity_id": new_id(),
-                "name": e.name,
-                "canonical": e.canonical,
-                "type": e.type,
-                "aliases": sorted(set(e.aliases)),
-            }
-            for r in fresh
-            for e in r["draft"].entities
-        ]
-        if mentions:
-            self._run(tx, "entity_link", user_id=user_id, rows=mentions, now=ingested)
-        if links:
-            self._run(tx, "fact_supersede", user_id=user_id, links=links)
-            closed = self._run(tx, "fact_close_many", user_id=user_id, rows=list(closes.values()))
-            if closed[0]["closed"] != len(closes):
-                raise ConflictError("a superseded fact was closed concurrently; retry")
         pairs = [
             {"a": r["id"], "b": t, "relation": kind}
             for r in fresh
-            for kind, targets in (
-                ("relates", r["draft"].relates),
-                ("conflicts", r["draft"].conflicts),
-            )
-            for t in targets
+            for kind, ids in (("relates", r["draft"].relates), ("conflicts", r["draft"].conflicts))
+            for t in ids
         ]
-        if pairs:
-            self._run(tx, "fact_relate", user_id=user_id, pairs=pairs, now=ingested)
-        if merges:
-            self._run(tx, "fact_corroborate", user_id=user_id, ids=merges)
         added = [r["id"] for r in fresh]
+        episodes = []
         if episode is not None:
-            episode_id = episode.id or new_id()
-            self._run(
-                tx,
-                "episode_merge",
-                user_id=user_id,
-                episode={
-                    "id": episode_id,
+            episodes.append(
+                {
+                    "id": episode.id or new_id(),
                     "session_id": episode.session_id,
                     "observed_at": episode.observed_at,
                     "text": episode.text,
                     "redactions": list(episode.redactions),
-                },
+                    "fact_ids": added + merges,
+                }
             )
-            self._run(
-                tx,
-                "fact_from_episode",
-                user_id=user_id,
-                fact_ids=added + merges,
-                episode_id=episode_id,
-            )
-        if added or merges:
-            self._audit(
-                tx, user_id, "write", added + sorted(closes) + merges, {"observed_at": observed}
-            )
+        audit = (
+            [self._audit_row("write", added + sorted(closes) + merges, {"observed_at": observed})]
+            if added or merges
+            else []
+        )
+        [done] = self._run(
+            tx,
+            "write_apply",
+            user_id=user_id,
+            now=ingested,
+            facts=[_fact_row(r) for r in fresh],
+            links=links,
+            closes=list(closes.values()),
+            pairs=pairs,
+            merges=merges,
+            episodes=episodes,
+            audit=audit,
+        )
+        if done["closed"] != len(closes):
+            raise ConflictError("a superseded fact was closed concurrently; retry")
         return WriteResult(
             added=added,
             merged=merges,
@@ -391,6 +369,10 @@ class GraphStore(UserData, ImportData):
         else:
             query = check_vector(vector, self.embedding_dim, "query vector")
             rows = self._read("fact_neighbours", user_id=user_id, vector=query, k=k)
+            for row in rows:
+                if row["packed"] is not None:
+                    row["embedding"] = unpacked(row["packed"])
+                del row["packed"]
         return [native(r) for r in rows]
 
     def episode_facts(self, user_id: str, episode_id: str) -> list[str] | None:

@@ -7,12 +7,13 @@ shown can be targets) and mapped to operations by ``hmem.extract.relations``.
 
 from __future__ import annotations
 
-import math
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from hmem._text import adds_content, fact_hash
 from hmem.errors import HmemError
@@ -65,9 +66,9 @@ class AddResult:
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    norm = float(np.linalg.norm(x) * np.linalg.norm(y))
+    return float(x @ y) / norm if norm else 0.0
 
 
 def _fact_id(job_id: str, index: int) -> str:

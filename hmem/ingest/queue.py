@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -123,6 +125,7 @@ class JobQueue:
         self.path = Path(path)
         self.lease_s = lease_s
         self.max_attempts = max_attempts
+        self._local = threading.local()
         if str(self.path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._db() as db:
@@ -130,23 +133,49 @@ class JobQueue:
             db.executescript(_SCHEMA)
 
     @contextmanager
-    def _db(self) -> Iterator[sqlite3.Connection]:
+    def _db(self, *, durable: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection of this thread (kept open: opening one costs more than a
+        write). ``durable``: the commit is on disk before it returns (an fsync of the
+        log); otherwise it survives a crash of any process but maybe not of the OS.
+
+        Only accepting a session needs ``durable``: every later step can be lost to a
+        power cut without losing or duplicating anything. A lost claim or retry leaves
+        the job runnable again; a lost saved extraction costs one more model call; a
+        lost ``done`` re-runs the job, which finds its episode in Neo4j (the graph write
+        is one transaction, committed durably by Neo4j) and writes nothing twice."""
+        db = self._local.__dict__.get("db")
         try:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            if db is None or self._local.pid != os.getpid():
+                db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+                db.row_factory = sqlite3.Row
+                db.execute("PRAGMA busy_timeout = 30000")
+                db.execute("PRAGMA synchronous = NORMAL")
+                # A deleted job's text is overwritten in the file, not left in a free page.
+                db.execute("PRAGMA secure_delete = ON")
+                self._local.db, self._local.pid = db, os.getpid()
+            if durable:
+                db.execute("PRAGMA synchronous = FULL")
         except sqlite3.OperationalError as exc:
             raise _unavailable(exc) from exc
         try:
-            db.row_factory = sqlite3.Row
-            db.execute("PRAGMA busy_timeout = 30000")
-            db.execute("PRAGMA synchronous = FULL")
-            # A deleted job's text is overwritten in the file, not left in a free page.
-            db.execute("PRAGMA secure_delete = ON")
             yield db
         except sqlite3.OperationalError as exc:
             if exc.sqlite_errorcode & 0xFF not in _TRANSIENT:
                 raise
             raise _unavailable(exc) from exc
         finally:
+            try:
+                if db.in_transaction:  # an error between BEGIN and COMMIT
+                    db.execute("ROLLBACK")
+                if durable:
+                    db.execute("PRAGMA synchronous = NORMAL")
+            except sqlite3.Error:
+                self.close()  # a connection in an unknown state is not kept
+
+    def close(self) -> None:
+        """Close this thread's connection (others close with their threads)."""
+        db = self._local.__dict__.pop("db", None)
+        if db is not None:
             db.close()
 
     # -- producing --------------------------------------------------------------------
@@ -172,7 +201,7 @@ class JobQueue:
         )
         now = _now_iso()
         job_id = uuid.uuid4().hex
-        with self._db() as db:
+        with self._db(durable=True) as db:
             cur = db.execute(
                 "INSERT OR IGNORE INTO jobs (id, user_id, session_id, idempotency_key, "
                 "observed_at, source_text, episode_text, refused, ignored, status, "
@@ -289,14 +318,14 @@ class JobQueue:
     def purge_user(self, user_id: str) -> int:
         """Real erasure reaches the queue too: the user's jobs and their text go, from
         the file (secure_delete) and from the write-ahead log (checkpointed, truncated)."""
-        with self._db() as db:
+        with self._db(durable=True) as db:
             cur = db.execute("DELETE FROM jobs WHERE user_id = ?", (user_id,))
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return cur.rowcount
 
     def discard(self, job_id: str) -> None:
         """Drop one job and its text (its user was erased after it was accepted)."""
-        with self._db() as db:
+        with self._db(durable=True) as db:
             db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 

@@ -12,4 +12,7 @@ WHERE sq > 0.0 AND sq < 1.0 / 0.0
 WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
 ORDER BY score DESC
 LIMIT $k
-RETURN f.id AS id, f.text AS text, f.valid_from AS valid_from, score, f.embedding AS embedding
+// The vector comes back as its float32 bytes when stored so (one value to decode, not 384).
+RETURN f.id AS id, f.text AS text, f.valid_from AS valid_from, score,
+       f.embedding_f32le AS packed,
+       CASE WHEN f.embedding_f32le IS NULL THEN f.embedding END AS embedding

@@ -1,0 +1,16 @@
+// params: user_id, hashes, ids
+// First statement of a write transaction (store.GraphStore.write): which of the new
+// texts are already open facts of this user, and which of the given ids exist (a new
+// fact's id must not; a target of supersedes/relates/corroborate must), with windows.
+CALL () {
+  MATCH (f:Fact {user_id: $user_id})
+  WHERE f.hash IN $hashes AND f.known_to IS NULL
+  RETURN collect(f.hash) AS open_hashes
+}
+CALL () {
+  MATCH (f:Fact {user_id: $user_id})
+  WHERE f.id IN $ids
+  RETURN collect({id: f.id, valid_from: f.valid_from, valid_to: f.valid_to,
+                  known_from: f.known_from, known_to: f.known_to}) AS found
+}
+RETURN open_hashes, found
