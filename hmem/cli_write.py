@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import pydantic
 
 from hmem._cli import load_config
 from hmem.errors import PolicyRefusal, ValidationError
@@ -107,8 +108,9 @@ class _ImportGroup(click.Group):
 
 @click.group("import", cls=_ImportGroup)
 def import_() -> None:
-    """Bring past memories in: chat sessions from JSONL (`hmem import --user U FILE`)
-    or a Graphiti graph (`hmem import graphiti --group-id G --user U`)."""
+    """Bring past memories in: chat sessions from JSONL (`hmem import --user U FILE`),
+    known facts (`hmem import facts --user U FILE`) or a Graphiti graph (`hmem import
+    graphiti --group-id G --user U`)."""
 
 
 def _read_sessions(path: Path) -> list[dict[str, Any]]:
@@ -184,14 +186,10 @@ def import_sessions(user_id: str, no_model: bool, path: Path) -> None:
         totals.update(refused=0, too_long=0)
     with _memory() as memory, click.progressbar(sessions, label="importing") as bar:
         before = memory.store.entity_links(user_id)
+        turns: list[FactDraft] = []
         for item in bar:
             if no_model:
-                drafts = _turn_drafts(memory, user_id, item, totals)
-                written = memory.remember_many(
-                    drafts, user_id=user_id, observed_at=item["observed_at"]
-                )
-                totals["added"] += len(written.added)
-                totals["skipped"] += written.skipped
+                turns += _turn_drafts(memory, user_id, item, totals)
                 continue
             result = memory.add(
                 item["messages"],
@@ -203,7 +201,10 @@ def import_sessions(user_id: str, no_model: bool, path: Path) -> None:
             totals["superseded"] += len(result.superseded)
             totals["merged"] += len(result.merged)
             totals["skipped"] += result.skipped
-        if no_model:
+        if no_model:  # the bulk path: large transactions, oldest first
+            written = memory.import_facts(turns, user_id=user_id)
+            totals["added"] += len(written.added)
+            totals["skipped"] += written.skipped
             after = memory.store.entity_links(user_id)
             totals["entity_links"] = after["links"] - before["links"]
             totals["entities"] = after["entities"]
@@ -261,6 +262,31 @@ def import_graphiti_cmd(
             if bar is not None:
                 bar.__exit__(None, None, None)
     click.echo(json.dumps(summary.as_dict()))
+
+
+@import_.command("facts")
+@click.option("--user", "user_id", required=True)
+@click.option("--batch", default=2000, show_default=True, help="facts per transaction")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def import_facts(user_id: str, batch: int, path: Path) -> None:
+    """Write known facts from a JSONL file directly (no model), oldest first, in large
+    transactions (Memory.import_facts). Each line has FactDraft's fields, with
+    "observed_at" for known_from, e.g. {"text": "Maya lives in London.", "observed_at":
+    "2025-01-14T09:00:00Z", "entities": [{"name": "Maya"}], "id": "f1"}."""
+    drafts: list[FactDraft] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            if "observed_at" in item:
+                item["known_from"] = item.pop("observed_at")
+            drafts.append(FactDraft.model_validate(item))
+        except (json.JSONDecodeError, pydantic.ValidationError) as exc:
+            raise ValidationError(f"{path}:{number}: {exc}") from exc
+    with _memory() as memory:
+        result = memory.import_facts(drafts, user_id=user_id, batch_size=batch)
+    click.echo(json.dumps({"facts": len(drafts), **result.counts()}))
 
 
 @click.command()

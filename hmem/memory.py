@@ -7,7 +7,7 @@ a ``Config`` and never reads the environment itself.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -302,6 +302,51 @@ class Memory:
             if refs:
                 out[i] = drafts[i].model_copy(update={"entities": refs})
         return out
+
+    def import_facts(
+        self,
+        drafts: Iterable[FactDraft],
+        *,
+        user_id: str,
+        batch_size: int = 2000,
+        observed_at: datetime | None = None,
+    ) -> WriteResult:
+        """Write a long history of known facts (no model) in large transactions: the
+        bulk path of ``remember_many`` (``hmem import --facts``).
+
+        Facts are written oldest first (by ``known_from``) in transactions of up to
+        ``batch_size`` facts; a fact that supersedes or relates to a fact of the same
+        batch starts a new one, so every target is stored before it is named. Vectors
+        missing are embedded one batch per transaction. Each transaction is all or
+        nothing; on an error the batches before it stay written (the result of a rerun
+        skips them as exact duplicates).
+        """
+        if batch_size < 1:
+            raise ValidationError("batch_size must be at least 1")
+        start = observed_at or datetime.now(UTC)
+        ordered = sorted(drafts, key=lambda d: d.known_from or start)
+        batches: list[list[FactDraft]] = [[]]
+        ids: set[str] = set()
+        for draft in ordered:
+            named = {t.target_id for t in draft.supersedes} | set(draft.relates)
+            if len(batches[-1]) >= batch_size or (named | set(draft.conflicts)) & ids:
+                batches.append([])
+                ids = set()
+            batches[-1].append(draft)
+            if draft.id is not None:
+                ids.add(draft.id)
+        done = [
+            self.remember_many(batch, user_id=user_id, observed_at=observed_at)
+            for batch in batches
+            if batch
+        ]
+        return WriteResult(
+            added=[i for d in done for i in d.added],
+            superseded=[i for d in done for i in d.superseded],
+            merged=[i for d in done for i in d.merged],
+            related=[p for d in done for p in d.related],
+            skipped=sum(d.skipped for d in done),
+        )
 
     def close(
         self,

@@ -1,7 +1,13 @@
 """Speed and cost on this machine: direct-write throughput, ``add()`` with the fake
 model server (throughput and model calls per session), store bytes per fact, and the
 Neo4j server's memory. Recall latency at 10k / 100k / 1M facts is
-``hmem.bench.latency``'s job; the report runner calls it."""
+``hmem.bench.latency``'s job; the report runner calls it.
+
+The write-path figures alone (LoCoMo ingest, ``remember_many``, ``remember``, ``add()``)
+against the configured server, without the retrieval benchmarks::
+
+    python -m hmem.bench.speed [--data ../shared/data] [--add-sessions 5]
+"""
 
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from hmem.bench.locomo import LocomoCorpus
 from hmem.bench.queries import query
 from hmem.models import Category, EntityRef, FactDraft
 
-__all__ = ["add_path", "direct_writes", "neo4j_memory", "store_bytes"]
+__all__ = ["add_path", "direct_writes", "locomo_ingest", "main", "neo4j_memory", "store_bytes"]
 
 
 def direct_writes(
@@ -180,3 +186,63 @@ def bytes_per_fact(before: dict[str, Any], after: dict[str, Any]) -> float | Non
         return None
     facts = int(after.get("facts", 0)) - int(before.get("facts", 0))
     return (after["bytes"] - before["bytes"]) / facts if facts > 0 else None
+
+
+def locomo_ingest(memory: Any, corpora: list[LocomoCorpus], tick: Any = None) -> dict[str, Any]:
+    """The LoCoMo corpora written through ``remember_many``, one call per session."""
+    from hmem.bench.locomo import ingest
+
+    rows = [ingest(memory, c, tick) for c in corpora]
+    added = sum(r["added"] for r in rows)
+    seconds = sum(r["seconds"] for r in rows)
+    return {
+        "facts": added,
+        "seconds": seconds,
+        "facts_per_s": added / seconds if seconds else None,
+        "skipped_duplicates": sum(r["skipped"] for r in rows),
+        "rows": rows,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    import json
+
+    from hmem.bench import locomo
+    from hmem.bench.data import load_locomo
+    from hmem.bench.embed_cache import CachedEmbedder
+    from hmem.config import Config
+    from hmem.extract.local_embed import LocalOnnxEmbeddings
+    from hmem.memory import Memory
+
+    parser = argparse.ArgumentParser(description="hmem write-path speed (LoCoMo, direct, add)")
+    parser.add_argument("--data", default="../shared/data")
+    parser.add_argument("--model-dir", default="../shared/models/all-MiniLM-L6-v2-onnx")
+    parser.add_argument("--cache-dir", default=".hmem/bench-cache")
+    parser.add_argument("--add-sessions", type=int, default=5)
+    parser.add_argument("--batch", type=int, default=100, help="remember_many batch size")
+    args = parser.parse_args(argv)
+    config = Config()
+    config = Config(**{**config.model_dump(), "max_fact_chars": max(config.max_fact_chars, 16_000)})
+    local = LocalOnnxEmbeddings(Path(args.model_dir), expected_dim=config.embedding_dim)
+    embedder = CachedEmbedder(local, args.cache_dir)
+    conversations = load_locomo(Path(args.data) / "locomo" / "locomo_dev.jsonl")
+    corpora = {
+        setting: [locomo.build_corpus(c, setting, embedder) for c in conversations]
+        for setting in locomo.SETTINGS
+    }
+    out: dict[str, Any] = {}
+    with Memory(config, embedder=local) as memory:
+        memory.init_schema()
+        out["locomo_ingest"] = locomo_ingest(memory, [c for cs in corpora.values() for c in cs])
+        del out["locomo_ingest"]["rows"]
+        out["direct_writes"] = direct_writes(memory, corpora["full"][0], batch=args.batch)
+        if args.add_sessions:
+            with FakeModelServer(embedding_dim=config.embedding_dim) as fake:
+                add = add_path(config, corpora["facts"][0].conversation, args.add_sessions, fake)
+            out["add"] = {k: v for k, v in add.items() if k != "rows"}
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

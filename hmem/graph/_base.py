@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from neo4j import Driver, ManagedTransaction
+from neo4j import Driver, ManagedTransaction, Session
 
 from hmem.errors import ErasureInProgressError, NotFoundError, UserErasedError
 from hmem.graph import catalog
@@ -93,7 +93,7 @@ class StoreBase:
             self._guard(tx, user_id, accepted)
             return work(tx)
 
-        with translate_errors(), self._driver.session(database=self._database) as session:
+        with translate_errors(), self._session() as session:
             return session.execute_write(guarded)
 
     def _guard(self, tx: ManagedTransaction, user_id: str, accepted: datetime) -> None:
@@ -105,6 +105,16 @@ class StoreBase:
             raise UserErasedError("the user was erased after this write was accepted")
         if row["erasing"]:
             raise ErasureInProgressError("the user is being erased; write again after it")
+
+    def _session(self) -> Session:
+        """A session chained to ``execute_query``'s bookmark manager, which every read
+        of the store uses too: on a cluster a read routed to another member waits until
+        it has this process's acknowledged writes (read-your-writes); on one server the
+        bookmarks cost nothing."""
+        return self._driver.session(
+            database=self._database,
+            bookmark_manager=self._driver.execute_query_bookmark_manager,
+        )
 
     def _audit_row(self, op: str, fact_ids: list[str], detail: dict[str, Any]) -> dict[str, Any]:
         """One audit event: the operation and ids, never memory text."""

@@ -152,7 +152,7 @@ class UserData(StoreBase):
             )
             return {k: int(v) for k, v in before.items()}
 
-        with translate_errors(), self._driver.session(database=self._database) as session:
+        with translate_errors(), self._session() as session:
             before: dict[str, int] = session.execute_write(begin)
             for name in _ERASE_STATEMENTS:
                 stmt = catalog.statement(name)

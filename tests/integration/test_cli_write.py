@@ -93,3 +93,43 @@ def test_add_worker_job_import_relations(
         "Maya plays chess.",
         "Maya has a dog named Rex.",
     }
+
+
+def test_import_facts_in_batches_keeps_supersession_order(
+    memory: Memory, user_id: str, tmp_path: Path
+) -> None:
+    lines = [
+        {"text": f"Maya read book number {n}.", "observed_at": f"2025-01-{n + 1:02d}T09:00:00Z"}
+        for n in range(7)
+    ]
+    lines.insert(
+        0,  # written out of order: the import sorts by observed_at
+        {
+            "id": "moved",
+            "text": "Maya moved from London to Paris.",
+            "observed_at": "2025-02-01T09:00:00Z",
+            "supersedes": [{"target_id": "home", "reason": "contradiction"}],
+            "entities": [{"name": "Maya"}, {"name": "Maya"}, {"name": "Paris"}],
+        },
+    )
+    lines.append(
+        {"id": "home", "text": "Maya lives in London.", "observed_at": "2025-01-03T10:00:00Z"}
+    )
+    path = tmp_path / "facts.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n")
+    runner = CliRunner(env={"HMEM_QUEUE_PATH": str(tmp_path / "queue.sqlite3")})
+    out = runner.invoke(main, ["import", "facts", "--batch", "3", "--user", user_id, str(path)])
+    assert out.exit_code == 0, out.output
+    counts = json.loads(out.output.strip().splitlines()[-1])
+    assert counts["facts"] == 9
+    assert counts["added"] == 9
+    assert counts["superseded"] == 1
+    [home] = [f for f in memory.facts(user_id=user_id, include_closed=True) if f.id == "home"]
+    assert home.known_to is not None
+    moved = memory.get("moved", user_id=user_id)
+    assert moved.entities == ["Maya", "Paris"]
+    assert memory.import_facts([], user_id=user_id).added == []
+
+    path.write_text('{"text": "no zone", "observed_at": "2025-01-01T09:00:00"}\n')
+    out = runner.invoke(main, ["import", "facts", "--user", user_id, str(path)])
+    assert out.exit_code != 0

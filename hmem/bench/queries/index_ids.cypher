@@ -1,0 +1,3 @@
+// params:
+// Every index by id (its folder under schema/index/) and name.
+SHOW INDEXES YIELD id, name
