@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> None:
     from hmem.bench.data import load_locomo
     from hmem.bench.embed_cache import CachedEmbedder
     from hmem.config import Config
-    from hmem.extract.local_embed import LocalOnnxEmbeddings
+    from hmem.extract.local_embed import LocalEmbeddings
     from hmem.memory import Memory
 
     parser = argparse.ArgumentParser(description="hmem write-path speed (LoCoMo, direct, add)")
@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     config = Config()
     config = Config(**{**config.model_dump(), "max_fact_chars": max(config.max_fact_chars, 16_000)})
-    local = LocalOnnxEmbeddings(Path(args.model_dir), expected_dim=config.embedding_dim)
+    local = LocalEmbeddings(model_dir=args.model_dir, expected_dim=config.embedding_dim)
     embedder = CachedEmbedder(local, args.cache_dir)
     conversations = load_locomo(Path(args.data) / "locomo" / "locomo_dev.jsonl")
     corpora = {

@@ -5,10 +5,8 @@
 // x.embedding is stored as float32 by setNodeVectorProperty (half the bytes of a plain
 // SET of a float list); x.packed is the same vector as float32 little-endian bytes, which
 // hmem's procedure reads (hmem.localdb.plugin). New facts have no MENTIONS yet: CREATE
-// (the caller sends each fact's entities once per canonical name).
-MERGE (u:User {user_id: $user_id})
-  ON CREATE SET u.created_at = $now
-WITH u
+// (the caller sends each fact's entities once per canonical name). The user's root
+// exists: the erasure guard (user_guard.cypher) merged it first, in this transaction.
 CALL () {
   UNWIND $facts AS x
   CREATE (f:Fact {
