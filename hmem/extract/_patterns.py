@@ -11,12 +11,21 @@ Every finder returns the span of the secret itself, so the policy can redact exa
 
 from __future__ import annotations
 
-import math
 import re
+import unicodedata
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import Literal
+from typing import Any, Literal, cast
+
+from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+from detect_secrets.plugins.ip_public import IPPublicDetector
+from detect_secrets.plugins.private_key import PrivateKeyDetector
+from stdnum import iban, luhn
+from stdnum.de import idnr
+from stdnum.fr import nir
+from stdnum.us import rtn
 
 __all__ = [
     "BANK_ACCOUNT",
@@ -32,6 +41,7 @@ __all__ = [
     "looks_random",
     "luhn_ok",
     "normalise",
+    "normalise_map",
 ]
 
 CREDENTIAL = "credential"
@@ -46,14 +56,35 @@ Span = tuple[int, int]
 Finder = Callable[[str], Iterator[Span]]
 _I = re.IGNORECASE
 
-# One character for one character: spans found in the normalised text index the original.
 _NORMALISE = str.maketrans(
     {"\u2018": "'", "\u2019": "'", "\u00a0": " ", "\u2011": "-", "\u2013": "-", "\u2212": "-"}
 )
+# Invisible characters that split a number or a word for a reader-less regex ("4111\u200b1111").
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e")
+
+
+def normalise_map(text: str) -> tuple[str, list[int]]:
+    """The text as the rules read it, and for each of its characters the index of the
+    original character it came from (plus one past the end).
+
+    NFKC folds full-width digits and letters, ligatures and compatibility forms to plain
+    ones ("４１１１" is 4111); invisible characters are dropped; curly quotes and Unicode
+    dashes become ASCII. The map lets a span found here redact exactly the original.
+    """
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        if ch in _INVISIBLE:
+            continue
+        folded = unicodedata.normalize("NFKC", ch).translate(_NORMALISE)
+        out.append(folded)
+        where.extend([i] * len(folded))
+    where.append(len(text))
+    return "".join(out), where
 
 
 def normalise(text: str) -> str:
-    return text.translate(_NORMALISE)
+    return normalise_map(text)[0]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -80,46 +111,31 @@ def _starting_within(
 # --- checksums -------------------------------------------------------------------------
 
 
+# python-stdnum's checks: Luhn for cards, ISO 13616 mod 97 (with each country's length
+# and format) for IBANs, the ABA checksum for US routing numbers, and national ids below.
 def luhn_ok(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch) * (2 if i % 2 else 1)
-        total += d - 9 if d > 9 else d
-    return total % 10 == 0
-
-
-_IBAN_COUNTRIES = _words(
-    "AD AE AL AT AZ BA BE BG BH BR BY CH CR CY CZ DE DK DO EE EG ES FI FO FR GB GE GI GL GR "
-    "GT HR HU IE IL IQ IS IT JO KW KZ LB LC LI LT LU LV LY MC MD ME MK MR MT MU NL NO PK PL "
-    "PS PT QA RO RS SA SC SD SE SI SK SM ST SV TL TN TR UA VA VG XK"
-)
+    return digits.isdigit() and bool(luhn.is_valid(digits))
 
 
 def iban_ok(compact: str) -> bool:
-    s = compact.upper()
-    if not (15 <= len(s) <= 34 and s.isascii() and s.isalnum()):
-        return False
-    if s[:2] not in _IBAN_COUNTRIES or not s[2:4].isdigit():
-        return False
-    return int("".join(str(int(c, 36)) for c in s[4:] + s[:4])) % 97 == 1
+    return compact.isascii() and bool(iban.is_valid(compact))
 
 
 def aba_ok(digits: str) -> bool:
-    if len(digits) != 9 or digits == "0" * 9:
-        return False
-    return sum(int(d) * w for d, w in zip(digits, (3, 7, 1) * 3, strict=True)) % 10 == 0
+    return len(digits) == 9 and digits != "0" * 9 and bool(rtn.is_valid(digits))
 
 
-def looks_random(value: str) -> bool:
+_ENTROPY = Base64HighEntropyString()  # detect-secrets' Shannon entropy and its default limit
+
+
+def looks_random(value: str, limit: float = 3.0) -> bool:
     """A key or token, not a word: long, has digits, not hyphenated words, enough entropy."""
     if len(value) < 20 or not any(c.isdigit() for c in value):
         return False
     parts = [part for part in re.split(r"[-_./+=~]", value) if part]
     if len(parts) > 1 and all(x.isdigit() or (x.isalpha() and x.islower()) for x in parts):
         return False  # "10000-hours-of-practice", "2024-05-01-notes": prose, not a key
-    counts = Counter(value)
-    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
-    return entropy >= 3.0
+    return bool(_ENTROPY.calculate_shannon_entropy(value) >= limit)
 
 
 # --- credentials -----------------------------------------------------------------------
@@ -129,21 +145,29 @@ _PEM = re.compile(
     r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",  # a truncated paste still counts
     re.DOTALL,
 )
-_TOKEN_SHAPES = re.compile(
-    r"(?<![A-Za-z0-9])(?:"
-    r"sk-[A-Za-z0-9_-]{20,}"
-    r"|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"
-    r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
-    r"|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
-    r"|xox[abposr]-[A-Za-z0-9-]{10,}"
-    r"|AIza[A-Za-z0-9_-]{35}"
-    r"|glpat-[A-Za-z0-9_-]{20,}"
-    r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]+)?"
-    r")"
-)
-_CONNECTION = re.compile(r"\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@]*:[^\s/@]+@\S+", _I)
+# Known key shapes come from detect-secrets: every one of its regex detectors (AWS, GitHub,
+# GitLab, Slack, Stripe, OpenAI, JWT, npm, PyPI, Twilio, SendGrid, Discord, Telegram,
+# Azure, IBM, basic-auth URLs, ...), except a public IP address, which is no secret, and
+# the private-key header, which _PEM below widens to the whole block.
+def _regex_detectors() -> tuple[RegexBasedDetector, ...]:
+    found: list[RegexBasedDetector] = []
+    skip: tuple[type[Any], ...] = (IPPublicDetector, PrivateKeyDetector)
+    plugins: list[Any] = list(get_mapping_from_secret_type_to_class().values())
+    for plugin in plugins:
+        if issubclass(plugin, RegexBasedDetector) and plugin not in skip:
+            found.append(cast(RegexBasedDetector, plugin()))
+    return tuple(found)
+
+
+_DETECTORS = _regex_detectors()
+# A bare token with no key word near it: long, letters of both cases and digits, and the
+# Shannon entropy detect-secrets' Base64 detector calls high (4.5 bits per character).
+# hmem's own keys (hmem_<12 hex>_<43 url-safe>) are such tokens.
+# detect-secrets' basic-auth detector needs a user name; redis://:password@host has none.
+_URL_PASSWORD_ONLY = re.compile(r"://:(?P<v>[^\s/@]+)@")
+_BARE_TOKEN = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{20,}(?![\w+/=-])")
 _PASSWORD = re.compile(
-    r"(?<![A-Za-z])(?P<kw>pass(?:word|wd|code|phrase)|pwd|pin(?:\s+(?:code|number))?"
+    r"(?<![A-Za-z])(?P<kw>pass(?:word|wd|code|phrase)|pwd|pw|pin(?:\s+(?:code|number))?"
     r"|(?:door|gate|alarm|safe|entry|keypad|garage)\s+code)s?"
     r"(?:\s+(?:for|to|on|at|of)(?:\s+[\w.@'-]+){1,3}?)?"  # "password for my work laptop is"
     r"\s*(?:(?:is\s+now|is|was|will\s+be|changed\s+to|set\s+to)\b\s*:?|[:=]|'s\b)\s*"
@@ -162,7 +186,13 @@ _NOT_A_VALUE = _words(
     working same"""
 )
 _ADJECTIVE = re.compile(r"[a-z]{3,}(?:able|ible|ive|ous|ful|less|ary|ed)")
-_CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)]|(?:and|but|so|or|because|though)\b)", _I)
+_CLAUSE_END = re.compile(r"[ \t]*(?:$|\n|[.,;!?)]|(?:and|but|so|or|because|though)\b)", _I)
+# "login maya / Hunter2!", "user: bob pass: x1y2": a name, a separator, then the secret.
+_LOGIN_PAIR = re.compile(
+    r"(?<![A-Za-z])(?:login|log-in|username|user|account)\s*:?\s*[\w.@+-]+\s*(?:/|,|\|)\s*"
+    r"(?P<value>\S+)",
+    _I,
+)
 _SECRET_WORD = re.compile(
     r"(?<![A-Za-z])(?:api[\s_-]?key|access[\s_-]?key|secret|token|bearer|auth(?:orization)?"
     r"|key|credential|pass(?:word|wd|phrase)?)s?(?![A-Za-z])",
@@ -174,6 +204,32 @@ _CANDIDATE = re.compile(r"[A-Za-z0-9_\-+/.~][A-Za-z0-9_\-+/=.~]{19,}")
 def _pem(text: str) -> Iterator[Span]:
     for m in _PEM.finditer(text):
         yield m.span()
+
+
+def _detected(text: str) -> Iterator[Span]:
+    for detector in _DETECTORS:
+        for regex in detector.denylist:
+            for m in regex.finditer(text):
+                # The secret is the last group that matched (a URL's password), else all.
+                groups = [g for g in range(1, (regex.groups or 0) + 1) if m.group(g)]
+                yield m.span(groups[-1]) if groups else m.span()
+    for m in _URL_PASSWORD_ONLY.finditer(text):
+        yield m.span("v")
+
+
+def _bare_tokens(text: str) -> Iterator[Span]:
+    for m in _BARE_TOKEN.finditer(text):
+        value = m.group()
+        mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+        if mixed and looks_random(value, _ENTROPY.entropy_limit):
+            yield m.span()
+
+
+def _login_pairs(text: str) -> Iterator[Span]:
+    for m in _LOGIN_PAIR.finditer(text):
+        value = m.group("value").rstrip(".,;!?)")
+        if len(value) >= 4 and not value.isalpha():  # "login page / settings" is prose
+            yield m.start("value"), m.start("value") + len(value)
 
 
 def _regex(pattern: re.Pattern[str]) -> Finder:
@@ -192,7 +248,7 @@ def _passwords(text: str) -> Iterator[Span]:
         if value[:1] in "\"'" and len(value) > 2:
             yield start, start + len(value)
             continue
-        if not m.group("kw").lower().startswith(("pass", "pwd")):
+        if not m.group("kw").lower().startswith(("pass", "pw")):
             if re.fullmatch(r"\d{4,12}", value):  # a PIN is a number; "the pin is in the map"
                 yield start, start + len(value)
             continue
@@ -230,7 +286,7 @@ def _keyed_random(text: str) -> Iterator[Span]:
 
 # --- payment cards ---------------------------------------------------------------------
 
-_DIGIT_RUN = re.compile(r"(?<![\d+.,])\d+(?:[ -]\d+)*")
+_DIGIT_RUN = re.compile(r"(?<![\d+.,])\d+(?:[ .-]\d+)*")
 _DIGITS = re.compile(r"\d+")
 _CVV = re.compile(
     r"(?<![A-Za-z])(?:cvv2?|cvc2?|csc|card\s+security\s+code)\s*(?:is|was|:|=|#)?\s*"
@@ -248,8 +304,10 @@ def _cards(text: str) -> Iterator[Span]:
             digits = "".join(g.group() for g in window)
             if not 13 <= len(digits) <= 19:
                 continue
-            # Cards are written in groups of 4-6; "112-4567890-1234567" is an order number.
-            if k > 1 and any(not 4 <= len(g.group()) <= 6 for g in window[:-1]):
+            # Cards are written in groups of 4-6 (or digit by digit); "112-4567890-1234567"
+            # is an order number.
+            sizes = [len(g.group()) for g in window]
+            if k > 1 and set(sizes) != {1} and any(not 4 <= n <= 6 for n in sizes[:-1]):
                 continue
             # Issuers start with 2-6; a 13-digit millisecond timestamp starts with 1.
             if digits[0] in "23456" and luhn_ok(digits):
@@ -294,7 +352,7 @@ def _ibans(text: str) -> Iterator[Span]:
                 i += 1
                 if i == len(text) or not text[i].isalnum():
                     ends.append((i, compact))
-            elif text[i] == " " and i + 1 < len(text) and text[i + 1].isalnum():
+            elif text[i] in " -" and i + 1 < len(text) and text[i + 1].isalnum():
                 i += 1
             else:
                 break
@@ -387,6 +445,30 @@ def _id_value(text: str, pos: int) -> Span | None:
     return tokens[0].start(), tokens[-1].end()
 
 
+# A French NIR (INSEE number) carries a mod-97 key: checked bare. A German Steuer-ID has
+# only a mod-11 check digit, which one 11-digit phone number in ten also passes: it needs
+# its name nearby.
+_NIR = re.compile(r"(?<![\w.-])[12](?:[ .-]?[0-9AB]){12}[ .-]?\d{2}(?![\w])", _I)
+_ELEVEN = re.compile(r"(?<![\d.-])\d{2}[ .-]?\d{3}[ .-]?\d{3}[ .-]?\d{3}(?![\d-])")
+_STEUER_WORD = re.compile(
+    r"steuer|identifikationsnummer|\bidnr\b|\btin\b|tax\s*(?:payer\s*)?id", _I
+)
+
+
+def _compact(value: str) -> str:
+    return re.sub(r"[ .-]", "", value)
+
+
+def _national_ids(text: str) -> Iterator[Span]:
+    for m in _NIR.finditer(text):
+        if nir.is_valid(_compact(m.group())):
+            yield m.span()
+    for m in _ELEVEN.finditer(text):
+        near = _STEUER_WORD.search(text, max(0, m.start() - 80), m.start())
+        if near is not None and idnr.is_valid(_compact(m.group())):
+            yield m.span()
+
+
 def _stated_ids(text: str) -> Iterator[Span]:
     for m in _ID_KEYWORD.finditer(text):
         span = _id_value(text, m.end())
@@ -396,9 +478,10 @@ def _stated_ids(text: str) -> Iterator[Span]:
 
 FINDERS: tuple[tuple[str, Finder], ...] = (
     (CREDENTIAL, _pem),
-    (CREDENTIAL, _regex(_TOKEN_SHAPES)),
-    (CREDENTIAL, _regex(_CONNECTION)),
+    (CREDENTIAL, _detected),
+    (CREDENTIAL, _bare_tokens),
     (CREDENTIAL, _passwords),
+    (CREDENTIAL, _login_pairs),
     (CREDENTIAL, _keyed_random),
     (PAYMENT_CARD, _cards),
     (PAYMENT_CARD, _cvv),
@@ -407,6 +490,7 @@ FINDERS: tuple[tuple[str, Finder], ...] = (
     (GOVERNMENT_ID, _regex(_SSN)),
     (GOVERNMENT_ID, _regex(_NINO)),
     (GOVERNMENT_ID, _stated_ids),
+    (GOVERNMENT_ID, _national_ids),
 )
 
 # --- "do not remember" -----------------------------------------------------------------

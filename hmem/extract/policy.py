@@ -83,9 +83,15 @@ def _rank(kind: str) -> int:
 
 
 def _findings(text: str) -> list[_Finding]:
-    norm = p.normalise(text)
+    """Secrets found in the normalised text, as spans of the original."""
+    norm, where = p.normalise_map(text)
     found = sorted(
-        ((start, end, kind) for kind, find in p.FINDERS for start, end in find(norm)),
+        (
+            (where[start], where[end - 1] + 1, kind)
+            for kind, find in p.FINDERS
+            for start, end in find(norm)
+            if end > start
+        ),
         key=lambda f: (f[0], -f[1]),
     )
     # Overlaps become one span, so a redaction never leaves half a secret between two markers.

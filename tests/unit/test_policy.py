@@ -104,6 +104,53 @@ SECRETS: list[tuple[str, str, str]] = [
     ("Please don't save my home address.", "do_not_remember", "home address"),
     ("I don't want you to remember my therapist's name.", "do_not_remember", "therapist"),
     ("Don't remember this, but I'm interviewing at Google.", "do_not_remember", "Google"),
+    # Issue 12: what got through before (normalised text, stdnum checksums, detect-secrets).
+    (
+        "use hmem_3f9a0c2b7d1e_Qm7Xv2Lp9Rk4Tz8Wc1Yb6Nd3Hs5Jf0GaUe2 for staging",
+        "credential",
+        "Qm7Xv2Lp9Rk4Tz8Wc1Yb6",
+    ),
+    ("Staging uses Zx8Kp2Lm9Qr4Tv7Wb1Nc6Yd3Hf5Jg0Sa", "credential", "Zx8Kp2Lm9Qr4Tv7"),
+    ("sk-proj-Hx8Lm2Qw9Zr4Tv7Yb1Nc6Kd3Pf5Sg0Ja", "credential", "Hx8Lm2Qw9Zr4"),
+    ("glpat-Ab3Cd5Ef7Gh9Ij1Kl3Mn", "credential", "Ab3Cd5Ef7Gh9"),
+    ("pw: Tr0ub4dor", "credential", "Tr0ub4dor"),
+    ("pw: hunter2", "credential", "hunter2"),
+    ("pwd=Xk9#mQ2!", "credential", "Xk9#mQ2"),
+    ("login maya.k / Sunflower#88", "credential", "Sunflower#88"),
+    ("login: bob, Gr33nT3a!", "credential", "Gr33nT3a"),
+    (
+        "aws_secret_access_key=je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+        "credential",
+        "je7MtGbClwBF/2Zp9Utk",
+    ),
+    ("My password is swordfish\nand I live in Paris", "credential", "swordfish"),
+    ("Password: Blue42river\nAlso, call me tomorrow.", "credential", "Blue42river"),
+    ("the wifi password is Pl4nt-Sh0p-77", "credential", "Pl4nt-Sh0p"),
+    (
+        "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtYXlhIn0.c2lnbmF0dXJlX2hlcmU",
+        "credential",
+        "eyJzdWIiOiJtYXlhIn0",
+    ),
+    ("My card is 4111.1111.1111.1111", "payment_card", "1111.1111.1111"),
+    ("card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1", "payment_card", "1 1 1 1 1 1 1 1 1"),
+    ("My card: 4111\u200b1111\u200b1111\u200b1111", "payment_card", "1111\u200b1111"),
+    (
+        "Card \uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 "
+        "\uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11",
+        "payment_card",
+        "\uff11\uff11\uff11\uff11 \uff11",
+    ),
+    ("Pay with 5555\u200b5555\u200b5555\u200b4444.", "payment_card", "5555\u200b5555"),
+    ("IBAN: DE89-3704-0044-0532-0130-00", "bank_account", "3704-0044-0532"),
+    ("IBAN FR14 2004 1010 0505 0001 3M02 606", "bank_account", "2004 1010 0505"),
+    (
+        "Mon num\u00e9ro de s\u00e9curit\u00e9 sociale est 2 95 10 99 126 111 93",
+        "government_id",
+        "99 126 111",
+    ),
+    ("NIR 295109912611193 pour la mutuelle", "government_id", "295109912611193"),
+    ("Meine Steuer-ID ist 36 574 261 809.", "government_id", "574 261 809"),
+    ("My German tax ID is 36574261809", "government_id", "36574261809"),
 ]
 
 ORDINARY: list[str] = [
@@ -163,6 +210,51 @@ ORDINARY: list[str] = [
     "I have a national insurance appointment on 12 May.",
     "Flight BA 2490 leaves at 09:40 from gate 12.",
     "My employee number is 4417 and I sit on floor 3.",
+    # Issue 12: ordinary talk next to the new rules (tokens, resets, ids, phone numbers).
+    "I need a password reset link.",
+    "Password reset emails go to my old address.",
+    "I reset my password twice this week.",
+    "The password manager locked me out.",
+    "The token economy in that game is weird.",
+    "The token ring network was from the 80s.",
+    "Give the kids a token of appreciation.",
+    "We played a card game called Hearts.",
+    "He plays poker and other card games on Fridays.",
+    "The card reader at the shop was broken.",
+    "My credit card limit went up to 5000.",
+    "My salary is 4,100 euros a month.",
+    "My salary review is next Tuesday.",
+    "Call me at 06 12 34 56 78.",
+    "My number is 030 12345678.",
+    "Call 0171 2345678 tomorrow.",
+    "Our phone number is +33 1 42 68 53 00.",
+    "My phone is 0 6 1 2 3 4 5 6 7 8.",
+    "My login is maya.k on the forum.",
+    "Log in with Google / Apple, whichever you prefer.",
+    "Username / password fields were empty.",
+    "The login / signup buttons are swapped.",
+    "The account / billing page is broken.",
+    "The ISBN 978-0-306-40615-7 is on the back.",
+    "Pi is 3.14159265358979.",
+    "Version 4.1.1.1 of the app crashed.",
+    "I ran 10.5 km in 52 minutes.",
+    "Born 12.05.1988 in Lyon.",
+    "The train leaves at 09.45 from platform 4.",
+    "The build hash is 3f9a0c2b7d1e4f5a6b7c8d9e0f1a2b3c4d5e6f7a.",
+    "The Wi-Fi network is called CafeDelMar-5G-Guest.",
+    "The German tax office sent my Steuer-ID by post.",
+    "The INSEE code of Lyon is 69123.",
+    "My French social security card is in my wallet.",
+    "The secret ingredient is cardamom.",
+    "It's no secret that I love jazz.",
+    "My PIN reminder letter came today.",
+    "The API key rotation is scheduled for Monday.",
+    "Use the access key from the vault, not from chat.",
+    "Flight LH 1234 departs at 10:35.",
+    "My employee badge number is 0042.",
+    "I was born in 1985 and moved in 2001.",
+    "The tracking number is 9400 1000 0000 0000 0000 00.",
+    "My bank changed its sort code policy.",
 ]
 
 
@@ -175,8 +267,9 @@ def test_classify_table(sentence: str, expected: str | None) -> None:
 
 
 def test_table_is_big_enough() -> None:
-    assert len(SECRETS) >= 20
-    assert len(ORDINARY) >= 20
+    assert len(SECRETS) + len(ORDINARY) >= 150
+    assert len(SECRETS) >= 60
+    assert len(ORDINARY) >= 90
     kinds = {k for _, k, _ in SECRETS}
     assert kinds == {
         "credential",
