@@ -145,6 +145,8 @@ _PEM = re.compile(
     r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",  # a truncated paste still counts
     re.DOTALL,
 )
+
+
 # Known key shapes come from detect-secrets: every one of its regex detectors (AWS, GitHub,
 # GitLab, Slack, Stripe, OpenAI, JWT, npm, PyPI, Twilio, SendGrid, Discord, Telegram,
 # Azure, IBM, basic-auth URLs, ...), except a public IP address, which is no secret, and
