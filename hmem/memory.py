@@ -17,7 +17,7 @@ import pydantic
 from neo4j import Driver, GraphDatabase
 
 from hmem.config import Config
-from hmem.errors import ConfigError, ValidationError
+from hmem.errors import ConfigError, ModelNotConfiguredError, ValidationError
 from hmem.extract.clients import EmbeddingClient, make_chat_client, make_embedder
 from hmem.extract.extractor import Extractor, JsonChat
 from hmem.extract.policy import require_allowed
@@ -44,6 +44,19 @@ from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
 from hmem.telemetry import Telemetry
 
 __all__ = ["Memory", "resolve_password"]
+
+NO_CHAT_MODEL = (
+    "no language model is configured: set HMEM_LLM_BASE_URL and HMEM_LLM_MODEL (any "
+    "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama), or "
+    "HMEM_LLM_API_KEY for the OpenAI API"
+)
+NO_EMBEDDER = (
+    "set HMEM_EMBED_MODEL_DIR to a local model folder, or HMEM_EMBED_PROVIDER=openai with "
+    "HMEM_EMBED_BASE_URL and HMEM_EMBED_MODEL"
+)
+# A user id no API caller can have (theirs start with a letter or digit and are stored
+# as "tenant:user"); it is only searched, never written.
+_WARM_USER = "__hmem_warm_up__"
 
 
 def resolve_password(config: Config) -> str:
@@ -152,6 +165,29 @@ class Memory:
         if self._chat is None:
             self._chat = make_chat_client(self.config)
         return self._chat
+
+    def capabilities(self) -> dict[str, str]:
+        """What this instance can do, each ``"on: ..."`` or ``"off: <what to set>"``:
+        ``extraction`` (``add()``: a language model) and ``dense_embeddings``."""
+        config = self.config
+        if self._chat is not None:
+            extraction = "on"
+        elif config.llm_base_url is not None or config.llm_api_key is not None:
+            extraction = f"on: {config.llm_model}"
+        else:
+            extraction = f"off: {NO_CHAT_MODEL}"
+        if self.embedder is not None:
+            dense = f"on: {self.embedder.model_name} ({self.embedder.dim}-d)"
+        else:
+            dense = f"off: {NO_EMBEDDER}"
+        return {"extraction": extraction, "dense_embeddings": dense}
+
+    def warm_up(self) -> None:
+        """Pay the first search's one-time costs now: the embedder's first run, the read
+        statements' plans in Neo4j, the query parser. Searches a user that cannot exist,
+        so nothing is read or touched."""
+        self.search("Where did the warm-up user live before 2020?", user_id=_WARM_USER)
+        self.search("warm up", user_id=_WARM_USER, as_of=datetime.now(UTC))
 
     def _make_extractor(self) -> Extractor:
         return Extractor(self._chat_client())
@@ -396,7 +432,11 @@ class Memory:
         ``idempotency_key``, by default the same session, time and text) returns the
         same job. ``background=True`` returns at once with ``job_id`` and status
         ``queued``; run a worker with ``start_worker()`` (or ``hmem worker``).
+        With no language model configured it raises ``ModelNotConfiguredError`` (naming
+        the variables to set) before anything is queued.
         """
+        if self._chat is None and self.config.llm_base_url is None and not self.config.llm_api_key:
+            raise ModelNotConfiguredError(f"add() needs a language model; {NO_CHAT_MODEL}")
         with self.telemetry.span("add", user_id=user_id, hmem__background=background) as span:
             result = self.ingest.add(
                 messages,

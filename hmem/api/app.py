@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import re
@@ -201,6 +202,11 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
         app.state.driver = drv
         app.state.auth = Authenticator(keys, ttl_s=config.api_key_cache_s)
         memory.ingest.add_listener(metrics.count_session)
+        try:
+            # the first search then costs about what a warm one does (docs/api.md)
+            await asyncio.to_thread(memory.warm_up)
+        except Exception as exc:  # never fatal: /readyz reports what is down
+            log.warning("warm-up skipped", extra={"event": "warm_up", "error": repr(exc)})
         if config.api_worker:
             memory.start_worker()  # background adds run here; shutdown() stops it
         try:
@@ -253,7 +259,11 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
     def readyz(request: Request) -> Any:
         checks = readiness(request.app.state.driver, config.neo4j_database, config.embedding_dim)
         ready = all(v == "ok" for v in checks.values())
-        body = Readiness(status="ready" if ready else "not_ready", checks=checks)
+        body = Readiness(
+            status="ready" if ready else "not_ready",
+            checks=checks,
+            capabilities=request.app.state.memory.capabilities(),
+        )
         return JSONResponse(body.model_dump(), status_code=200 if ready else 503)
 
     @app.get("/metrics", include_in_schema=False)

@@ -23,6 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from hmem import errors
 
 __all__ = [
+    "NO_MODEL_RESPONSE",
     "PROBLEM_RESPONSES",
     "Forbidden",
     "Problem",
@@ -87,6 +88,12 @@ PROBLEMS: tuple[tuple[type[Exception], ProblemSpec], ...] = (
         ProblemSpec("erasure-in-progress", "The user is being erased; retry", 503),
     ),
     (errors.RetryableError, ProblemSpec("unavailable", "Temporarily unavailable", 503)),
+    # Not a fault and not transient: this server has no model for that (the detail names
+    # the variables to set), so 501 rather than 503 with its Retry-After.
+    (
+        errors.ModelNotConfiguredError,
+        ProblemSpec("model-not-configured", "No model is configured for this", 501),
+    ),
     (errors.ConfigError, ProblemSpec("config", "Server misconfigured", 500)),
     (errors.HmemError, ProblemSpec("internal", "Internal error", 500)),
     (Unauthenticated, ProblemSpec("unauthenticated", "Missing or invalid API key", 401)),
@@ -182,6 +189,14 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
         "content": {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
     }
     for status in (401, 403, 404, 409, 413, 422, 503)
+}
+# Only the routes that need a model can answer 501.
+NO_MODEL_RESPONSE: dict[int | str, dict[str, Any]] = {
+    501: {
+        "model": Problem,
+        "description": "no language model is configured; the detail names the variables",
+        "content": {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    }
 }
 
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from hmem.api.auth import USER_ID_PATTERN, Principal, principal
 from hmem.api.metrics import Metrics
-from hmem.api.problems import PROBLEM_RESPONSES
+from hmem.api.problems import NO_MODEL_RESPONSE, PROBLEM_RESPONSES
 from hmem.api.schemas import (
     AddIn,
     AddOut,
@@ -265,7 +265,10 @@ def audit(
     "/users/{user_id}/messages",
     tags=["write"],
     summary="Remember a chat session (one extractor call); background=true answers 202",
-    responses={202: {"model": AddOut, "description": "accepted: poll the job"}},
+    responses={
+        202: {"model": AddOut, "description": "accepted: poll the job"},
+        **NO_MODEL_RESPONSE,
+    },
 )
 def add(user_id: UserId, body: AddIn, who: Caller, request: Request, response: Response) -> AddOut:
     uid = who.scope(user_id)

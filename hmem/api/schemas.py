@@ -184,3 +184,8 @@ class Health(BaseModel):
 class Readiness(BaseModel):
     status: Literal["ready", "not_ready"]
     checks: dict[str, str]
+    capabilities: dict[str, str] = Field(
+        default_factory=dict,
+        description="what this server can do: extraction (POST /messages, a language "
+        "model) and dense_embeddings, each 'on: <model>' or 'off: <what to set>'",
+    )

@@ -154,8 +154,10 @@ def _model_error(what: str, exc: openai.OpenAIError) -> ModelError:
 
 def _openai_client(base_url: str | None, api_key: str | None, timeout_s: float) -> openai.OpenAI:
     if base_url is None and not api_key:
-        raise ConfigError(
-            "an API key is required for the OpenAI API (set llm_api_key/embed_api_key)"
+        raise ModelNotConfiguredError(
+            "an API key is required for the OpenAI API (set HMEM_LLM_API_KEY / "
+            "HMEM_EMBED_API_KEY, or HMEM_LLM_BASE_URL / HMEM_EMBED_BASE_URL for another "
+            "OpenAI-compatible endpoint)"
         )
     return openai.OpenAI(
         base_url=base_url or OPENAI_BASE_URL,

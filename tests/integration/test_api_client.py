@@ -13,6 +13,7 @@ from neo4j import Driver
 
 from hmem import AsyncClient, Client, Config, ConflictError, Memory, NotFoundError, PolicyRefusal
 from hmem.client import ApiUnavailableError, AuthenticationError, PermissionDeniedError
+from hmem.errors import ModelNotConfiguredError
 from hmem.mcp_server import build_server
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 
@@ -151,7 +152,12 @@ def test_health_readiness_docs_metrics(server: LiveServer, tenant: Tenant) -> No
         assert http.get("/healthz").json()["status"] == "ok"
         ready = http.get("/readyz")
         assert ready.status_code == 200, ready.text
-        assert ready.json() == {"status": "ready", "checks": {"neo4j": "ok", "schema": "ok"}}
+        body = ready.json()
+        assert (body["status"], body["checks"]) == ("ready", {"neo4j": "ok", "schema": "ok"})
+        # the suite's server has no models: both capabilities off, naming what to set
+        assert body["capabilities"]["extraction"].startswith("off: ")
+        assert "HMEM_LLM_BASE_URL" in body["capabilities"]["extraction"]
+        assert "HMEM_EMBED_MODEL_DIR" in body["capabilities"]["dense_embeddings"]
         spec = http.get("/openapi.json").json()
         assert "/v1/users/{user_id}/facts" in spec["paths"]
         assert "HTTPBearer" in spec["components"]["securitySchemes"]
@@ -188,3 +194,25 @@ def test_health_readiness_docs_metrics(server: LiveServer, tenant: Tenant) -> No
     ):
         assert dial in metrics, dial
     assert bob not in metrics and tenant.name not in metrics
+
+
+def test_no_model_configured_is_a_clear_501(
+    server: LiveServer, tenant: Tenant, memory: Memory
+) -> None:
+    """POST /messages (and Memory.add) with no language model: a 501 problem naming the
+    variables to set, never a 500; nothing is queued."""
+    bob = tenant.user("bob")
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        answer = http.post(
+            f"/v1/users/{bob}/messages",
+            headers={"Authorization": f"Bearer {tenant.key}"},
+            json={"messages": [{"role": "user", "content": "I moved to Oslo."}]},
+        )
+    assert answer.status_code == 501, answer.text
+    problem = answer.json()
+    assert problem["type"] == "urn:hmem:problem:model-not-configured"
+    assert problem["error"] == "ModelNotConfiguredError"
+    for variable in ("HMEM_LLM_BASE_URL", "HMEM_LLM_MODEL", "HMEM_LLM_API_KEY"):
+        assert variable in problem["detail"]
+    with pytest.raises(ModelNotConfiguredError, match="HMEM_LLM_BASE_URL"):
+        memory.add([{"role": "user", "content": "I moved to Oslo."}], user_id=bob)
