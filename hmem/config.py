@@ -20,7 +20,12 @@ class Config(BaseSettings):
     """All of hmem's settings, with safe defaults for a local install."""
 
     model_config = SettingsConfigDict(
-        env_prefix="HMEM_", extra="forbid", frozen=True, validate_default=True
+        env_prefix="HMEM_",
+        extra="forbid",
+        frozen=True,
+        validate_default=True,
+        # an empty variable is unset (docker-compose passes unset ones through as "")
+        env_ignore_empty=True,
     )
 
     # -- Neo4j -----------------------------------------------------------------------

@@ -49,3 +49,46 @@ def test_compose_file_is_valid_and_matches_the_local_server() -> None:
         check=False,
     )
     assert missing.returncode != 0  # auth is never left to a default
+
+
+def test_compose_builds_the_plugin_and_passes_the_model_settings() -> None:
+    cli = _compose()
+    if cli is None:
+        pytest.skip("no compose CLI (scripts/bootstrap installs Debian's docker-compose as root)")
+    env = dict(
+        os.environ,
+        NEO4J_PASSWORD="compose-check-pw",
+        HMEM_LLM_BASE_URL="http://host.docker.internal:11434/v1",
+        HMEM_LLM_MODEL="llama3.1",
+        HMEM_EMBED_PROVIDER="openai",
+        HMEM_EMBED_MODEL="nomic-embed-text",
+    )
+    env.pop("HMEM_EMBED_MODEL_DIR", None)
+    done = subprocess.run(
+        [*cli, "-f", str(ROOT / "docker-compose.yml"), "config"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rendered = done.stdout
+    assert "docker/neo4j.Dockerfile" in rendered
+    for value in ("http://host.docker.internal:11434/v1", "llama3.1", "nomic-embed-text"):
+        assert value in rendered
+    # the plugin stage compiles the same source the local server compiles
+    stage = (ROOT / "docker" / "neo4j.Dockerfile").read_text()
+    assert "COPY hmem/localdb/java/VectorTopK.java" in stage
+    assert (ROOT / "hmem" / "localdb" / "java" / "VectorTopK.java").is_file()
+    assert "/plugins/" in stage
+
+
+def test_empty_variables_are_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compose passes unset model variables through as empty strings: they mean unset."""
+    from hmem.config import Config
+
+    monkeypatch.setenv("HMEM_LLM_BASE_URL", "")
+    monkeypatch.setenv("HMEM_EMBED_MODEL_DIR", "")
+    monkeypatch.setenv("HMEM_EMBED_MODEL", "")
+    config = Config()
+    assert (config.llm_base_url, config.embed_model_dir, config.embed_model) == (None, None, None)
