@@ -304,6 +304,22 @@ def maintain(user_ids: tuple[str, ...], now: str | None) -> None:
             click.echo(report.model_dump_json())
 
 
+@main.command()
+@click.option("--batch-size", default=256, show_default=True, type=click.IntRange(1, 10_000))
+def reembed(batch_size: int) -> None:
+    """Move the store to the configured embedding model (HMEM_EMBED_*): every fact of
+    every user embedded again, with a progress bar. Interrupted, it resumes where it
+    stopped when run again; searches and writes are refused until it finishes."""
+    config = _config().model_copy(update={"embed_model_check": False})
+    with Memory(config) as memory:
+        todo = memory.reembed_pending()
+        assert memory.embedder is not None  # reembed_pending refuses a missing one
+        label = f"re-embedding with {memory.embedder.model_name}"
+        with click.progressbar(length=todo, label=label, file=sys.stderr) as bar:
+            result = memory.reembed(batch_size=batch_size, progress=bar.update)
+    click.echo(json.dumps(result))
+
+
 def _register_service_commands() -> None:
     from hmem.api.commands import keys, mcp, serve
 

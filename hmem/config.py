@@ -122,6 +122,11 @@ class Config(BaseSettings):
     embed_download: bool = Field(
         True, description="download the local model into embed_cache_dir when it is missing"
     )
+    embed_model_check: bool = Field(
+        True,
+        description="refuse an embedder other than the one the store's vectors were made "
+        "with (recorded at first use; `hmem reembed` moves a store)",
+    )
     embed_batch_size: int = Field(64, ge=1, le=2048)
     embed_timeout_s: float = Field(30.0, gt=0)
 

@@ -7,7 +7,7 @@ a ``Config`` and never reads the environment itself.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -23,6 +23,7 @@ from hmem.extract.extractor import Extractor, JsonChat
 from hmem.extract.policy import require_allowed
 from hmem.extract.profile import Profile
 from hmem.graph import GraphStore
+from hmem.graph.embedding_model import check_model, pending, reembed
 from hmem.graph.search import FactSearch
 from hmem.ingest import AddResult, Ingestor, Job, JobQueue
 from hmem.ingest.ingestor import MessagesIn
@@ -39,7 +40,7 @@ from hmem.models import (
     WriteResult,
     require_aware,
 )
-from hmem.nlp import find_entities
+from hmem.nlp import find_entities, pipeline, pipeline_name
 from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
 from hmem.telemetry import Telemetry
 
@@ -143,6 +144,7 @@ class Memory:
             embedder=self.embedder,
         )
         self._chat = chat
+        self._model_checked = False
         self.ingest = Ingestor(
             JobQueue(
                 self.config.queue_path,
@@ -161,6 +163,44 @@ class Memory:
             telemetry=self.telemetry,
         )
 
+    def check_embedding_model(self) -> None:
+        """Record the embedder as the store's model, or refuse another one
+        (``EmbeddingModelMismatchError``); asked once per ``Memory``. Off with
+        ``embed_model_check=False`` (a test database shared by several models)."""
+        if self._model_checked or self.embedder is None or not self.config.embed_model_check:
+            return
+        check_model(
+            self._driver, self.config.neo4j_database, self.embedder.model_name, self.embedder.dim
+        )
+        self._model_checked = True
+
+    def reembed(
+        self, *, batch_size: int = 256, progress: Callable[[int], None] | None = None
+    ) -> dict[str, Any]:
+        """Move the whole store (every user) to this instance's embedder: each fact is
+        embedded again, the vector index rebuilt if the dimension changes, and the
+        embedder recorded as the store's model. Resumable: a rerun skips facts already
+        done. ``progress`` gets the size of each finished batch."""
+        if self.embedder is None:
+            raise ModelNotConfiguredError(f"reembed needs an embedding model: {NO_EMBEDDER}")
+        result = reembed(
+            self._driver,
+            self.config.neo4j_database,
+            name=self.embedder.model_name,
+            dim=self.embedder.dim,
+            embed=self.embedder.embed,
+            batch_size=batch_size,
+            progress=progress or (lambda n: None),
+        )
+        self._model_checked = True
+        return result
+
+    def reembed_pending(self) -> int:
+        """How many facts ``reembed`` has left to do for this instance's embedder."""
+        if self.embedder is None:
+            raise ModelNotConfiguredError(f"reembed needs an embedding model: {NO_EMBEDDER}")
+        return pending(self._driver, self.config.neo4j_database, self.embedder.model_name)
+
     def _chat_client(self) -> Any:
         if self._chat is None:
             self._chat = make_chat_client(self.config)
@@ -168,7 +208,8 @@ class Memory:
 
     def capabilities(self) -> dict[str, str]:
         """What this instance can do, each ``"on: ..."`` or ``"off: <what to set>"``:
-        ``extraction`` (``add()``: a language model) and ``dense_embeddings``."""
+        ``extraction`` (``add()``: a language model), ``dense_embeddings`` and
+        ``entities`` (spaCy's pipeline for facts written without entities)."""
         config = self.config
         if self._chat is not None:
             extraction = "on"
@@ -180,12 +221,18 @@ class Memory:
             dense = f"on: {self.embedder.model_name} ({self.embedder.dim}-d)"
         else:
             dense = f"off: {NO_EMBEDDER}"
-        return {"extraction": extraction, "dense_embeddings": dense}
+        if self.config.ner == "off":
+            entities = "off: HMEM_NER=off"
+        else:
+            entities = f"on: {pipeline_name(trained=self.config.ner == 'auto')}"
+        return {"extraction": extraction, "dense_embeddings": dense, "entities": entities}
 
     def warm_up(self) -> None:
         """Pay the first search's one-time costs now: the embedder's first run, the read
         statements' plans in Neo4j, the query parser. Searches a user that cannot exist,
-        so nothing is read or touched."""
+        so nothing is read or touched. The spaCy pipeline of the first write loads too."""
+        if self.config.ner != "off":
+            pipeline(trained=self.config.ner == "auto")
         self.search("Where did the warm-up user live before 2020?", user_id=_WARM_USER)
         self.search("warm up", user_id=_WARM_USER, as_of=datetime.now(UTC))
 
@@ -301,6 +348,7 @@ class Memory:
             drafts = self._with_entities(drafts, user_id)
             missing = [i for i, d in enumerate(drafts) if d.embedding is None]
             if missing and self.embedder is not None:
+                self.check_embedding_model()
                 with self.telemetry.model_call(
                     "embeddings", self.embedder.model_name, hmem__texts=len(missing)
                 ):
@@ -437,6 +485,7 @@ class Memory:
         """
         if self._chat is None and self.config.llm_base_url is None and not self.config.llm_api_key:
             raise ModelNotConfiguredError(f"add() needs a language model; {NO_CHAT_MODEL}")
+        self.check_embedding_model()
         with self.telemetry.span("add", user_id=user_id, hmem__background=background) as span:
             result = self.ingest.add(
                 messages,
@@ -533,6 +582,7 @@ class Memory:
         ``as_of`` (belief time) / ``as_of_event`` (world time) select the past, and a
         question about the past ("before", "used to", …) ranks replaced facts too.
         Without an embedder the search is lexical + entity only (``result.dense``)."""
+        self.check_embedding_model()
         with self.telemetry.span(
             "search",
             user_id=user_id,

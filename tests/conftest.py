@@ -10,6 +10,9 @@ import pytest
 # (the shared MiniLM folder, or the fake OpenAI server), so a bare Config() loads none,
 # in this process and in the servers the tests start.
 os.environ.setdefault("HMEM_EMBED_PROVIDER", "none")
+# Tests share one database between several embedders (isolated by user), so the store's
+# one-model record is off, except in the test of that record (test_embedding_model.py).
+os.environ.setdefault("HMEM_EMBED_MODEL_CHECK", "false")
 
 pytest_plugins = ["tests.fakes.fixtures"]
 

@@ -36,6 +36,7 @@ SCHEMA_STATEMENTS = (
     "schema_episode_user_index",
     "schema_audit_user_index",
     "schema_erasure_index",
+    "schema_embedding_model_unique",
     "schema_erasure_ref_index",
     "schema_fact_fulltext",
 )

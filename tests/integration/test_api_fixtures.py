@@ -41,7 +41,8 @@ class LiveServer:
 
     def start(self) -> LiveServer:
         self._thread.start()
-        deadline = time.monotonic() + 30
+        # startup warms the search path (embedder, plans, spaCy): minutes on a busy box
+        deadline = time.monotonic() + 300
         while not self._server.started:
             if time.monotonic() > deadline or not self._thread.is_alive():
                 raise RuntimeError("uvicorn did not start")

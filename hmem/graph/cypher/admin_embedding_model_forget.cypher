@@ -1,0 +1,3 @@
+// params: key
+MATCH (m:EmbeddingModel {key: $key})
+DELETE m

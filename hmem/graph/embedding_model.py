@@ -1,0 +1,150 @@
+"""Which embedding model a store's vectors come from, and moving a store to another.
+
+One ``EmbeddingModel`` record per database holds the model name and dimension the
+vectors were made with. The first embedder to use a store records itself; any other
+model is refused with ``EmbeddingModelMismatchError`` (cosine between vectors of two
+models ranks garbage, silently). ``reembed`` moves a store: it names the target in the
+record, re-embeds every fact in batches (marking each with the target, so an
+interrupted run resumes where it stopped), rebuilds the vector index when the
+dimension changes, and then records the target as the store's model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from neo4j import Driver
+
+from hmem.errors import EmbeddingModelMismatchError, SchemaError
+from hmem.graph import catalog
+from hmem.graph._records import packed, translate_errors
+from hmem.graph.schema import apply_schema, check_vector_index
+
+__all__ = ["StoreModel", "check_model", "forget_model", "pending", "reembed", "store_model"]
+
+_KEY = "store"
+
+
+@dataclass(frozen=True)
+class StoreModel:
+    name: str
+    dim: int
+    target_name: str | None = None
+    target_dim: int | None = None
+
+
+def _run(driver: Driver, database: str, statement: str, **params: Any) -> list[dict[str, Any]]:
+    stmt = catalog.statement(statement)
+    with translate_errors():
+        records, _, _ = driver.execute_query(stmt.text, stmt.bind(params), database_=database)
+    return [r.data() for r in records]
+
+
+def _model(rows: list[dict[str, Any]]) -> StoreModel | None:
+    return StoreModel(**rows[0]) if rows else None
+
+
+def store_model(driver: Driver, database: str) -> StoreModel | None:
+    """The store's recorded model, or None when no embedder has used it yet."""
+    return _model(_run(driver, database, "admin_embedding_model_get", key=_KEY))
+
+
+def forget_model(driver: Driver, database: str) -> None:
+    """Drop the record (the next embedder to use the store records itself)."""
+    _run(driver, database, "admin_embedding_model_forget", key=_KEY)
+
+
+def check_model(driver: Driver, database: str, name: str, dim: int) -> StoreModel:
+    """Record ``name``/``dim`` as the store's model if none is, else check they match."""
+    rows = _run(
+        driver,
+        database,
+        "admin_embedding_model_claim",
+        key=_KEY,
+        name=name,
+        dim=dim,
+        at=datetime.now(UTC),
+    )
+    model = _model(rows)
+    assert model is not None  # MERGE returns its node
+    if model.target_name is not None:
+        raise EmbeddingModelMismatchError(
+            f"this store is being re-embedded from {model.name} to {model.target_name}; "
+            f"finish the move with `hmem reembed` (configured for {model.target_name}) "
+            "before searching or writing"
+        )
+    if (model.name, model.dim) != (name, dim):
+        raise EmbeddingModelMismatchError(
+            f"this store's vectors were made by {model.name} ({model.dim}-d) but the "
+            f"configured embedder is {name} ({dim}-d): mixing them would rank garbage. "
+            f"Configure {model.name} again (HMEM_EMBED_MODEL / HMEM_EMBED_MODEL_DIR), or move "
+            f"the store to {name} with `hmem reembed`"
+        )
+    return model
+
+
+def reembed(
+    driver: Driver,
+    database: str,
+    *,
+    name: str,
+    dim: int,
+    embed: Callable[[Sequence[str]], list[list[float]]],
+    batch_size: int = 256,
+    progress: Callable[[int], None] = lambda n: None,
+) -> dict[str, Any]:
+    """Move the store to model ``name`` (``dim``): every fact re-embedded with ``embed``.
+
+    Resumable: facts already done (marked with ``name``) are skipped by a rerun.
+    Returns ``{"from": ..., "to": ..., "embedded": n}``."""
+    before = store_model(driver, database)
+    source = before.name if before is not None else None
+    _run(
+        driver,
+        database,
+        "admin_embedding_model_set",
+        key=_KEY,
+        name=source if source is not None else name,
+        dim=before.dim if before is not None else dim,
+        target_name=name,
+        target_dim=dim,
+        at=datetime.now(UTC),
+    )
+    try:
+        check_vector_index(driver, database, dim)
+    except SchemaError:  # another dimension: the index is rebuilt once the vectors are in
+        _run(driver, database, "schema_fact_vector_drop")
+    embedded = 0
+    while True:
+        rows = _run(driver, database, "admin_reembed_pending", model=name, limit=batch_size)
+        if not rows:
+            break
+        vectors = embed([r["text"] for r in rows])
+        payload = [
+            {"user_id": r["user_id"], "id": r["id"], "embedding": v, "packed": packed(v)}
+            for r, v in zip(rows, vectors, strict=True)
+        ]
+        _run(driver, database, "admin_reembed_set", model=name, rows=payload)
+        embedded += len(rows)
+        progress(len(rows))
+    apply_schema(driver, database, dim)
+    _run(
+        driver,
+        database,
+        "admin_embedding_model_set",
+        key=_KEY,
+        name=name,
+        dim=dim,
+        target_name=None,
+        target_dim=None,
+        at=datetime.now(UTC),
+    )
+    return {"from": source, "to": name, "embedded": embedded}
+
+
+def pending(driver: Driver, database: str, name: str) -> int:
+    """How many facts are not yet embedded with ``name``."""
+    return int(_run(driver, database, "admin_reembed_count", model=name)[0]["pending"])
