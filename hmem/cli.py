@@ -13,7 +13,7 @@ import click
 from hmem._cli import load_config
 from hmem.config import Config
 from hmem.errors import DateRangeError, HmemError
-from hmem.localdb import LocalNeo4j
+from hmem.localdb import TX_LOG_SETTINGS, LocalNeo4j
 from hmem.localdb.plugin import PROCEDURE, install
 from hmem.memory import Memory
 from hmem.models import Fact, require_aware
@@ -246,6 +246,13 @@ def erase(user_id: str, fact_id: str | None, yes: bool) -> None:
     with Memory(_config()) as memory:
         counts = memory.erase(fact_id, user_id=user_id) if fact_id else memory.erase_user(user_id)
     click.echo(json.dumps({"erased": counts}))
+    settings = ", ".join(f"{k}={v}" for k, v in TX_LOG_SETTINGS.items())
+    click.echo(
+        "note: Neo4j keeps the erased text in its transaction logs until they rotate and a "
+        f"checkpoint prunes them. hmem's local server sets {settings}; set the same on your "
+        "own Neo4j (docs/write-path.md, 'Erasure on disk').",
+        err=True,
+    )
 
 
 @main.command()
@@ -346,6 +353,23 @@ if __name__ == "__main__":
 @main.group()
 def bench() -> None:
     """Benchmarks: LoCoMo retrieval, BEAM updates, speed and cost, graphiti side by side."""
+
+
+@bench.command("reliability")
+@click.option("--tries", default=5, show_default=True, help="erasure races of each kind")
+@click.option("--clients", default=64, show_default=True, help="concurrent API clients")
+@click.option("--writes", default=4, show_default=True, help="writes per client")
+@click.option("--out", type=click.Path(), help="also write the figures here (JSON)")
+def bench_reliability(tries: int, clients: int, writes: int, out: str | None) -> None:
+    """Erasure races, Neo4j and worker kill -9, an outage, load, bad inputs: with counts.
+    Runs on a Neo4j of its own (free ports, temporary home), never on yours."""
+    from hmem.bench.reliability import run
+
+    results = run(_config(), tries=tries, clients=clients, writes=writes)
+    text = json.dumps(results, indent=2)
+    click.echo(text)
+    if out:
+        Path(out).write_text(text + "\n")
 
 
 @bench.command("run")

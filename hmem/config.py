@@ -35,6 +35,15 @@ class Config(BaseSettings):
         None, description="Password; when unset, the local dev server's generated one is used"
     )
     neo4j_database: str = "neo4j"
+    neo4j_connect_timeout_s: float = Field(
+        2.0, gt=0, description="Give up opening a connection to Neo4j after this long"
+    )
+    neo4j_retry_s: float = Field(
+        1.0,
+        ge=0,
+        description="Retry a transaction that failed transiently for at most this long; "
+        "with Neo4j down a request fails (503) after about this long, not 30 s",
+    )
     neo4j_home: Path = Field(
         Path(".hmem/neo4j"), description="Home of the local Neo4j started by `hmem neo4j start`"
     )
@@ -77,6 +86,12 @@ class Config(BaseSettings):
     )
     api_key_cache_s: float = Field(
         30.0, ge=0, description="How long a verified API key is trusted before re-checking"
+    )
+    api_key_outage_s: float = Field(
+        3600.0,
+        ge=0,
+        description="While Neo4j is down, a key verified less than this long ago is still "
+        "trusted (so background sessions keep being queued)",
     )
     api_log_json: bool = Field(True, description="One JSON object per log line")
     api_metrics_token: SecretStr | None = Field(

@@ -44,7 +44,7 @@ from hmem.nlp import find_entities, pipeline, pipeline_name
 from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
 from hmem.telemetry import Telemetry
 
-__all__ = ["Memory", "resolve_password"]
+__all__ = ["Memory", "make_driver", "resolve_password"]
 
 NO_CHAT_MODEL = (
     "no language model is configured: set HMEM_LLM_BASE_URL and HMEM_LLM_MODEL (any "
@@ -71,6 +71,23 @@ def resolve_password(config: Config) -> str:
         "no Neo4j password: set HMEM_NEO4J_PASSWORD, or start the local server with "
         "`hmem neo4j start` (it writes one to "
         f"{local})"
+    )
+
+
+def make_driver(config: Config) -> Driver:
+    """The Neo4j driver for ``config``, failing fast when Neo4j is down: connections give
+    up after ``neo4j_connect_timeout_s``, transient failures are retried for
+    ``neo4j_retry_s`` (the driver's default is 30 s, which is how long every request
+    used to hang during an outage)."""
+    return GraphDatabase.driver(
+        config.neo4j_uri,
+        auth=(config.neo4j_user, resolve_password(config)),
+        connection_timeout=config.neo4j_connect_timeout_s,
+        connection_acquisition_timeout=config.neo4j_connect_timeout_s + config.neo4j_retry_s,
+        max_transaction_retry_time=config.neo4j_retry_s,
+        # Null properties (open windows) make the server warn "property does not
+        # exist" on every read; those notices are noise for hmem's statements.
+        notifications_min_severity="OFF",
     )
 
 
@@ -111,13 +128,7 @@ class Memory:
                 f"{self.config.embedding_dim}"
             )
         self._owns_driver = driver is None
-        self._driver = driver or GraphDatabase.driver(
-            self.config.neo4j_uri,
-            auth=(self.config.neo4j_user, resolve_password(self.config)),
-            # Null properties (open windows) make the server warn "property does not
-            # exist" on every read; those notices are noise for hmem's statements.
-            notifications_min_severity="OFF",
-        )
+        self._driver = driver or make_driver(self.config)
         self.store = GraphStore(
             self._driver,
             database=self.config.neo4j_database,

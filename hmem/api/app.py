@@ -14,7 +14,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
-from neo4j import Driver, GraphDatabase
+from neo4j import Driver
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -28,7 +28,7 @@ from hmem.api.schemas import Health, Readiness
 from hmem.config import Config
 from hmem.graph.apikeys import KeyStore
 from hmem.graph.ops import memory_stats, readiness
-from hmem.memory import Memory, resolve_password
+from hmem.memory import Memory, make_driver
 
 __all__ = ["create_app"]
 
@@ -191,16 +191,14 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        drv = driver or GraphDatabase.driver(
-            config.neo4j_uri,
-            auth=(config.neo4j_user, resolve_password(config)),
-            notifications_min_severity="OFF",
-        )
+        drv = driver or make_driver(config)
         memory = Memory(config, driver=drv)
         keys = KeyStore(drv, database=config.neo4j_database)
         app.state.memory = memory
         app.state.driver = drv
-        app.state.auth = Authenticator(keys, ttl_s=config.api_key_cache_s)
+        app.state.auth = Authenticator(
+            keys, ttl_s=config.api_key_cache_s, outage_s=config.api_key_outage_s
+        )
         memory.ingest.add_listener(metrics.count_session)
         try:
             # the first search then costs about what a warm one does (docs/api.md)
@@ -245,8 +243,9 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
 
     app.openapi = openapi  # type: ignore[method-assign]
 
+    # async: answered on the event loop, never queued behind handlers waiting for Neo4j
     @app.get("/healthz", tags=["ops"], summary="Liveness: the process answers")
-    def healthz() -> Health:
+    async def healthz() -> Health:
         return Health(status="ok", version=__version__)
 
     @app.get(

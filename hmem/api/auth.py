@@ -19,6 +19,7 @@ from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from hmem.api.problems import Forbidden, Unauthenticated
+from hmem.errors import StoreUnavailableError
 from hmem.graph.apikeys import USER_ID_PATTERN, ApiKey, KeyStore
 
 __all__ = [
@@ -63,11 +64,21 @@ class Principal:
 class Authenticator:
     """Verifies keys against the store, trusting a verified key for ``ttl_s`` seconds
     (a revoked key stops working within that time). The cache is keyed by a hash of the
-    presented key, never the key itself."""
+    presented key, never the key itself. While the store is unreachable, a key verified
+    less than ``outage_s`` ago is still trusted: background sessions keep being
+    accepted into the durable queue (every route that needs Neo4j answers 503 anyway)."""
 
-    def __init__(self, keys: KeyStore, *, ttl_s: float = 30.0, max_entries: int = 10_000) -> None:
+    def __init__(
+        self,
+        keys: KeyStore,
+        *,
+        ttl_s: float = 30.0,
+        outage_s: float = 3600.0,
+        max_entries: int = 10_000,
+    ) -> None:
         self._keys = keys
         self._ttl = ttl_s
+        self._outage = outage_s
         self._max = max_entries
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[float, ApiKey]] = {}
@@ -81,7 +92,12 @@ class Authenticator:
             hit = self._cache.get(ref)
         if hit is not None and now - hit[0] <= self._ttl:
             return Principal(hit[1])
-        found = self._keys.verify(key)
+        try:
+            found = self._keys.verify(key)
+        except StoreUnavailableError:
+            if hit is not None and now - hit[0] <= self._outage:
+                return Principal(hit[1])
+            raise
         if found is None:
             raise Unauthenticated("the API key is malformed, unknown or revoked")
         with self._lock:

@@ -55,7 +55,7 @@ class StoreBase:
         self._clock = clock
 
     def ensure_schema(self) -> None:
-        with translate_errors():
+        with translate_errors(self._driver):
             apply_schema(self._driver, self._database, self.embedding_dim)
 
     def _now(self, value: datetime | None = None, name: str = "now") -> datetime:
@@ -68,7 +68,7 @@ class StoreBase:
 
     def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         stmt = catalog.statement(name)
-        with translate_errors():
+        with translate_errors(self._driver):
             records, _, _ = self._driver.execute_query(
                 stmt.text, stmt.bind(params), database_=self._database, routing_="r"
             )
@@ -93,7 +93,7 @@ class StoreBase:
             self._guard(tx, user_id, accepted)
             return work(tx)
 
-        with translate_errors(), self._session() as session:
+        with translate_errors(self._driver), self._session() as session:
             return session.execute_write(guarded)
 
     def _guard(self, tx: ManagedTransaction, user_id: str, accepted: datetime) -> None:

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import struct
+import threading
+import time
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC
 from typing import Any
 
+from neo4j import Driver
 from neo4j import exceptions as neo
 from neo4j.time import Date, DateTime
 
 from hmem.errors import ConflictError, StoreUnavailableError, ValidationError
 from hmem.models import Fact
 
-__all__ = ["check_user_id", "native", "to_fact", "translate_errors"]
+__all__ = ["Breaker", "breaker", "check_user_id", "native", "to_fact", "translate_errors"]
 
 MAX_USER_ID = 256
 
@@ -59,12 +63,58 @@ def check_user_id(user_id: object) -> str:
     return user_id
 
 
+class Breaker:
+    """Fail fast while Neo4j is down: after a call found it unreachable, calls fail at
+    once for ``cooldown_s`` instead of each waiting out the driver's connection and
+    retry timeouts (and holding a server thread meanwhile). A call after the cooldown
+    tries Neo4j again; one that reaches it closes the breaker."""
+
+    def __init__(self, cooldown_s: float = 1.0) -> None:
+        self.cooldown_s = cooldown_s
+        self._open_until = 0.0
+
+    @property
+    def is_open(self) -> bool:
+        return time.monotonic() < self._open_until
+
+    def check(self) -> None:
+        if self.is_open:
+            raise StoreUnavailableError("Neo4j is unavailable (it failed moments ago)")
+
+    def trip(self) -> None:
+        self._open_until = time.monotonic() + self.cooldown_s
+
+    def close(self) -> None:
+        self._open_until = 0.0
+
+
+_breakers: weakref.WeakKeyDictionary[Driver, Breaker] = weakref.WeakKeyDictionary()
+_breakers_lock = threading.Lock()
+
+
+def breaker(driver: Driver) -> Breaker:
+    """The one breaker of a driver (every part of the store that shares it, shares it)."""
+    with _breakers_lock:
+        found = _breakers.get(driver)
+        if found is None:
+            found = _breakers[driver] = Breaker()
+        return found
+
+
 @contextmanager
-def translate_errors() -> Iterator[None]:
-    """Driver errors into hmem's tree: transient ones are retryable."""
+def translate_errors(driver: Driver) -> Iterator[None]:
+    """Driver errors into hmem's tree: transient ones are retryable. Unreachable Neo4j
+    opens ``driver``'s breaker. Messages name the failure's kind only (the driver's
+    text names the server's address)."""
+    guard = breaker(driver)
+    guard.check()
     try:
         yield
     except neo.ConstraintError as exc:
         raise ConflictError(f"the write conflicts with stored data: {exc.message}") from exc
-    except (neo.ServiceUnavailable, neo.SessionExpired, neo.TransientError) as exc:
-        raise StoreUnavailableError(f"Neo4j is unavailable: {exc}") from exc
+    except (neo.ServiceUnavailable, neo.SessionExpired) as exc:
+        guard.trip()
+        raise StoreUnavailableError(f"Neo4j is unavailable ({type(exc).__name__})") from exc
+    except neo.TransientError as exc:
+        raise StoreUnavailableError(f"Neo4j reported a transient failure ({exc.code})") from exc
+    guard.close()

@@ -114,7 +114,7 @@ class KeyStore:
 
     def _run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         stmt = catalog.statement(name)
-        with translate_errors():
+        with translate_errors(self._driver):
             records, _, _ = self._driver.execute_query(
                 stmt.text, stmt.bind(params), database_=self._database
             )

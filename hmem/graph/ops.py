@@ -12,7 +12,7 @@ from neo4j import Driver
 
 from hmem.errors import HmemError
 from hmem.graph import catalog
-from hmem.graph._records import translate_errors
+from hmem.graph._records import breaker, translate_errors
 from hmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, check_vector_index, show_index
 
 __all__ = ["memory_stats", "readiness"]
@@ -20,7 +20,7 @@ __all__ = ["memory_stats", "readiness"]
 
 def _run(driver: Driver, database: str, name: str, /, **params: Any) -> list[dict[str, Any]]:
     stmt = catalog.statement(name)
-    with translate_errors():
+    with translate_errors(driver):
         records, _, _ = driver.execute_query(stmt.text, stmt.bind(params), database_=database)
     return [r.data() for r in records]
 
@@ -28,9 +28,12 @@ def _run(driver: Driver, database: str, name: str, /, **params: Any) -> list[dic
 def readiness(driver: Driver, database: str, dim: int) -> dict[str, str]:
     """``{"neo4j": ..., "schema": ...}``, each ``"ok"`` or a reason; never raises."""
     checks = {"neo4j": "ok", "schema": "ok"}
+    if breaker(driver).is_open:  # it failed moments ago: answer now, not after a timeout
+        return {"neo4j": "unreachable (failed moments ago)", "schema": "unknown"}
     try:
         driver.verify_connectivity()
     except Exception as exc:  # any driver failure means "not ready", with its class name
+        breaker(driver).trip()
         checks["neo4j"] = f"unreachable ({type(exc).__name__})"
         checks["schema"] = "unknown"
         return checks

@@ -223,7 +223,7 @@ class FactSearch:
         stmt = catalog.statement(name)
         bound = stmt.bind(params)
         attempt = 0
-        with translate_errors():
+        with translate_errors(self._driver):
             while True:
                 try:
                     with self._driver.session(
@@ -250,7 +250,7 @@ class FactSearch:
     ) -> tuple[list[Any], float]:
         stmt = catalog.statement(name)
         bound = stmt.bind(params)
-        with translate_errors():
+        with translate_errors(self._driver):
             records, summary, _ = self._run(
                 stmt,
                 lambda text: self._driver.execute_query(

@@ -152,7 +152,7 @@ class UserData(StoreBase):
             )
             return {k: int(v) for k, v in before.items()}
 
-        with translate_errors(), self._session() as session:
+        with translate_errors(self._driver), self._session() as session:
             before: dict[str, int] = session.execute_write(begin)
             for name in _ERASE_STATEMENTS:
                 stmt = catalog.statement(name)
@@ -166,6 +166,6 @@ class UserData(StoreBase):
             "counts": json.dumps(before, sort_keys=True),
             "done_at": self._clock(),
         }
-        with translate_errors():
+        with translate_errors(self._driver):
             self._driver.execute_query(receipt.text, receipt.bind(params), database_=self._database)
         return before

@@ -20,6 +20,7 @@ from hmem.errors import (
     ModelOutputError,
     NotFoundError,
     RetryableError,
+    StoreUnavailableError,
     TextTooLongError,
     UserErasedError,
     ValidationError,
@@ -184,8 +185,9 @@ class Ingestor:
                 raise
             return None
         except RetryableError as exc:
-            backoff = min(60.0, 2.0**job.attempts)
-            status = self.queue.release(job.id, _describe(exc), backoff_s=backoff)
+            down = isinstance(exc, StoreUnavailableError)  # not the job's fault: not counted
+            backoff = 2.0 if down else min(60.0, 2.0**job.attempts)
+            status = self.queue.release(job.id, _describe(exc), backoff_s=backoff, counted=not down)
             log.warning("job %s: %s, now %s", job.id, type(exc).__name__, status)
             if reraise:
                 raise
@@ -202,12 +204,13 @@ class Ingestor:
             if reraise:
                 raise
             return None
-        self.queue.complete(job.id, result.as_dict())
+        # Observers first, then "done": whoever sees the job done also sees it counted.
         for listener in self._listeners:
             try:
                 listener(job, result)
             except Exception:  # an observer must never fail a finished session
                 log.exception("job listener failed")
+        self.queue.complete(job.id, result.as_dict())
         return result
 
     def run_pending(self, max_jobs: int | None = None) -> int:

@@ -258,13 +258,25 @@ class JobQueue:
     def fail(self, job_id: str, error: str, *, raw_output: str | None = None) -> None:
         self._update(job_id, status="failed", error=error, raw_output=raw_output, lease_until=0)
 
-    def release(self, job_id: str, error: str, *, backoff_s: float) -> str:
+    def release(self, job_id: str, error: str, *, backoff_s: float, counted: bool = True) -> str:
         """A transient failure: back to the queue after ``backoff_s``, or failed when the
-        attempts are used up. Returns the new status."""
+        attempts are used up. ``counted=False`` (the store was down: the job never got
+        to run) gives the attempt back, so an outage of any length fails no job.
+        Returns the new status."""
         try:
             job = self.get(job_id)
         except NotFoundError:
             return "erased"  # its user was erased while it ran
+        if not counted:
+            self._update(
+                job_id,
+                status="queued",
+                error=error,
+                attempts=max(0, job.attempts - 1),
+                not_before=time.time() + backoff_s,
+                lease_until=0,
+            )
+            return "queued"
         if job.attempts >= self.max_attempts:
             self.fail(job_id, f"gave up after {job.attempts} attempts: {error}")
             return "failed"

@@ -18,7 +18,7 @@ from pathlib import Path
 from hmem.errors import ConfigError
 from hmem.localdb.plugin import PROCEDURE, build_plugin, install, javac_for
 
-__all__ = ["NEO4J_VERSION", "LocalNeo4j", "LocalNeo4jError"]
+__all__ = ["NEO4J_VERSION", "TX_LOG_SETTINGS", "LocalNeo4j", "LocalNeo4jError"]
 
 NEO4J_VERSION = "5.26.30"
 BROWSER_VERSION = "5.24.0"
@@ -44,6 +44,15 @@ _JVM_FLAGS = (
 # Servers this process started: kept referenced so the detached child is never
 # garbage-collected while running, and reaped when we stop it.
 _STARTED: dict[int, subprocess.Popen[bytes]] = {}
+
+
+# What an operator sets so erased text leaves the transaction logs (hmem erase says so).
+TX_LOG_SETTINGS = {
+    "db.tx_log.rotation.retention_policy": "keep_none",
+    "db.tx_log.rotation.size": "1M",
+    "db.checkpoint.interval.time": "1m",
+    "db.checkpoint.interval.tx": "10000",
+}
 
 
 class LocalNeo4jError(ConfigError):
@@ -199,6 +208,10 @@ class LocalNeo4j:
             "server.logs.config": "conf/server-logs.xml",
             "server.logs.user.config": "conf/user-logs.xml",
             "dbms.usage_report.enabled": "false",
+            # Erased text must not outlive an erasure in the transaction logs: keep no
+            # log beyond what recovery needs, rotate small, checkpoint often (pruning
+            # happens at a checkpoint). docs/operations.md says what to set elsewhere.
+            **TX_LOG_SETTINGS,
             "initial.dbms.default_database": "neo4j",
         }
         head = "# written by hmem (hmem.localdb); edits are overwritten at every start\n"

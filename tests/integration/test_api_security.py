@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -223,6 +224,13 @@ def test_logs_hold_no_text_or_keys(
             json={"text": "Bob has a secret garden."},
         )
         _call(server, "GET", f"/v1/users/{bob}/facts", "hmem_000000000000_" + "y" * 43)
+        # The request line is logged after the response is sent: wait for it, never race.
+        deadline = time.monotonic() + 30
+        while not {201, 401} <= {
+            r.__dict__["status"] for r in caplog.records if getattr(r, "event", None) == "request"
+        }:
+            assert time.monotonic() < deadline, "the request log line never came"
+            time.sleep(0.01)
     lines = [r for r in caplog.records if getattr(r, "event", None) == "request"]
     assert len(lines) >= 2
     text = " ".join(str(r.__dict__) for r in caplog.records)

@@ -7,6 +7,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from neo4j import Driver
 
 from hmem import Config, Memory
-from tests.fakes.openai_server import FAKE_API_KEY, Delay, FakeOpenAIServer
+from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 
 
 def _echo_fact(body: dict[str, Any]) -> dict[str, Any]:
@@ -76,8 +77,18 @@ def test_killed_worker_loses_nothing_and_repeats_nothing(
                 observed_at=datetime.fromisoformat(when),
             )
             jobs.append(result.job_id)
-        for _ in range(20):  # every model answer takes a while: the kill lands mid-batch
-            fake_openai.queue_chat(Delay(0.4, then=_echo_fact))
+        # Three sessions go through, the fourth model call hangs: the kill lands exactly
+        # mid-batch, however busy the machine is.
+        asked, killed = threading.Event(), threading.Event()
+
+        def hang(body: dict[str, Any]) -> dict[str, Any]:
+            asked.set()
+            killed.wait(120)  # nobody reads this answer: its worker is dead
+            return _echo_fact(body)
+
+        fake_openai.queue_chat(_echo_fact, _echo_fact, _echo_fact, hang)
+        for _ in range(20):
+            fake_openai.queue_chat(_echo_fact)
 
         worker = subprocess.Popen(
             [sys.executable, "-m", "hmem.cli", "worker", "--until-empty"],
@@ -86,13 +97,12 @@ def test_killed_worker_loses_nothing_and_repeats_nothing(
             stderr=subprocess.STDOUT,
             text=True,
         )
-        deadline = time.monotonic() + 60
-        while memory.ingest.queue.counts().get("done", 0) < 3 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        assert asked.wait(120), "the fourth session never reached the model"
         worker.send_signal(signal.SIGKILL)
         worker.communicate(timeout=30)
+        killed.set()
         counts = memory.ingest.queue.counts()
-        assert 3 <= counts.get("done", 0) < 8, counts  # killed mid-batch
+        assert counts.get("done", 0) == 3, counts  # killed mid-batch
 
         time.sleep(2.2)  # the dead worker's lease runs out
         again = subprocess.run(
