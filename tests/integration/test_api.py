@@ -32,7 +32,7 @@ def tenant(driver: Driver, memory: Memory) -> Iterator[Tenant]:
 
 def _http(server: LiveServer, key: str | None) -> httpx.Client:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return httpx.Client(base_url=server.url, headers=headers, timeout=30)
+    return httpx.Client(base_url=server.url, headers=headers, timeout=120)
 
 
 def iso(y: int, m: int, d: int) -> str:

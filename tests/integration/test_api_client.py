@@ -148,7 +148,7 @@ def test_mcp_tools_over_the_client(server: LiveServer, tenant: Tenant) -> None:
 
 
 def test_health_readiness_docs_metrics(server: LiveServer, tenant: Tenant) -> None:
-    with httpx.Client(base_url=server.url, timeout=30) as http:
+    with httpx.Client(base_url=server.url, timeout=120) as http:
         assert http.get("/healthz").json()["status"] == "ok"
         ready = http.get("/readyz")
         assert ready.status_code == 200, ready.text

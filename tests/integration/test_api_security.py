@@ -43,7 +43,7 @@ def _call(
     server: LiveServer, method: str, path: str, key: str | None, **kw: object
 ) -> httpx.Response:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return httpx.request(method, server.url + path, headers=headers, timeout=30, **kw)  # type: ignore[arg-type]
+    return httpx.request(method, server.url + path, headers=headers, timeout=120, **kw)  # type: ignore[arg-type]
 
 
 def _seed(server: LiveServer, tenant: Tenant, user: str) -> str:
@@ -89,7 +89,9 @@ def test_missing_malformed_unknown_and_revoked_keys_get_401(
             assert r.headers["content-type"] == "application/problem+json"
             assert r.headers["www-authenticate"].startswith("Bearer")
     # X-API-Key works as well as Bearer; nothing above wrote or erased anything
-    r = httpx.get(f"{server.url}/v1/users/{bob}/facts", headers={"X-API-Key": acme.key})
+    r = httpx.get(
+        f"{server.url}/v1/users/{bob}/facts", headers={"X-API-Key": acme.key}, timeout=120
+    )
     assert [f["id"] for f in r.json()["items"]] == [fact]
 
 

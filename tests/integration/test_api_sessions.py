@@ -45,7 +45,7 @@ def test_background_session_over_http_counts_its_dials(
     with (
         fresh_tenant(driver, memory) as tenant,
         live_server(settings) as server,
-        httpx.Client(base_url=server.url, timeout=30) as http,
+        httpx.Client(base_url=server.url, timeout=120) as http,
     ):
         maya = tenant.user("maya")
         auth = {"Authorization": f"Bearer {tenant.key}"}

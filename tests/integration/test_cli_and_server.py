@@ -76,7 +76,7 @@ def test_demo_then_facts_history_export_erase(memory: Memory) -> None:
 
 
 def test_browser_is_served_and_auth_is_on(config: Config) -> None:
-    page = httpx.get(f"http://127.0.0.1:{config.neo4j_http_port}/browser/", timeout=10)
+    page = httpx.get(f"http://127.0.0.1:{config.neo4j_http_port}/browser/", timeout=60)
     assert page.status_code == 200
     assert "<title>Neo4j Browser</title>" in page.text
     with (
