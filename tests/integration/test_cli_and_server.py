@@ -70,7 +70,8 @@ def test_demo_then_facts_history_export_erase(memory: Memory) -> None:
 
         out = runner.invoke(main, ["erase", "--user", user, "--yes"])
         assert out.exit_code == 0
-        assert json.loads(out.output)["erased"]["facts"] == 8
+        assert json.loads(out.stdout)["erased"]["facts"] == 8
+        assert "db.tx_log.rotation.retention_policy=keep_none" in out.stderr  # for operators
     finally:
         memory.erase_user(user)
 
