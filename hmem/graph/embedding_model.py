@@ -38,7 +38,7 @@ class StoreModel:
 
 def _run(driver: Driver, database: str, statement: str, **params: Any) -> list[dict[str, Any]]:
     stmt = catalog.statement(statement)
-    with translate_errors():
+    with translate_errors(driver):
         records, _, _ = driver.execute_query(stmt.text, stmt.bind(params), database_=database)
     return [r.data() for r in records]
 
