@@ -194,9 +194,10 @@ class _Bench:
             out[kind] = total
         return out
 
-    def concurrent_clients(self, clients: int, writes: int) -> dict[str, int]:
+    def concurrent_clients(self, clients: int, writes: int) -> dict[str, Any]:
         acked: list[tuple[str, str]] = []
         errors = 0
+        kinds: dict[str, int] = {}
         lock = threading.Lock()
 
         def client(n: int) -> None:
@@ -215,6 +216,10 @@ class _Bench:
                             acked.append((user, r.json()["added"][0]))
                         else:
                             errors += 1
+                            kind = str(r.status_code) if r is not None else "no answer"
+                            if r is not None and r.status_code >= 400:
+                                kind += f" {r.json().get('error')}"
+                            kinds[kind] = kinds.get(kind, 0) + 1
 
         with ThreadPoolExecutor(clients) as pool:
             list(pool.map(client, range(clients)))
@@ -226,6 +231,7 @@ class _Bench:
             "acknowledged": len(acked),
             "errors": errors,
             "missing": missing,
+            "error_kinds": kinds,
         }
 
     def bad_inputs(self) -> dict[str, int] | str:
