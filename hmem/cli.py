@@ -26,7 +26,12 @@ _config = load_config
 
 def _local(config: Config) -> LocalNeo4j:
     port = int(config.neo4j_uri.rsplit(":", 1)[-1].split("/")[0])
-    return LocalNeo4j(config.neo4j_home, bolt_port=port, http_port=config.neo4j_http_port)
+    return LocalNeo4j(
+        config.neo4j_home,
+        bolt_port=port,
+        http_port=config.neo4j_http_port,
+        version=config.neo4j_version,
+    )
 
 
 def _when(value: str | None) -> datetime | None:
@@ -70,7 +75,8 @@ def main() -> None:
 
 @main.group()
 def neo4j() -> None:
-    """A local Neo4j 5.26 Community server, assembled from Maven Central (no Docker)."""
+    """A local Neo4j Community server (5.26 LTS, or 2026.x with HMEM_NEO4J_VERSION=2026),
+    assembled from Maven Central (no Docker)."""
 
 
 @neo4j.command("start")

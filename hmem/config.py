@@ -54,6 +54,11 @@ class Config(BaseSettings):
     max_entities_per_fact: int = Field(32, ge=1)
 
     neo4j_http_port: int = Field(7474, description="HTTP/Browser port of the local dev server")
+    neo4j_version: str = Field(
+        "5.26",
+        description="Neo4j of `hmem neo4j start`: 5.26 (LTS, default), 2026 (2026.09.0, "
+        "Java 21+) or a full version",
+    )
 
     # -- the read path (docs/retrieval.md) ----------------------------------------------
     search_w_dense: float = Field(0.8, ge=0, description="weight of vector similarity")

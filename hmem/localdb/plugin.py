@@ -46,8 +46,12 @@ def javac_for(java: str) -> str | None:
     return None
 
 
-def build_plugin(javac: str, lib_dir: Path, out_dir: Path, neo4j_version: str) -> Path:
-    """Compile the plugin against ``lib_dir``'s jars into ``out_dir`` (cached by content).
+def build_plugin(
+    javac: str, lib_dir: Path, out_dir: Path, neo4j_version: str, release: int = 17
+) -> Path:
+    """Compile the plugin against ``lib_dir``'s jars into ``out_dir`` (cached by content),
+    for Java ``release`` (the oldest Java that server line runs on: 17 for 5.26, 21 for
+    2026.x, whose jars are Java 21 class files).
 
     Returns the jar's path; raises PluginBuildError with javac's message on failure.
     """
@@ -68,7 +72,7 @@ def build_plugin(javac: str, lib_dir: Path, out_dir: Path, neo4j_version: str) -
                 "-encoding",
                 "UTF-8",
                 "--release",
-                "17",
+                str(release),
                 "-cp",
                 f"{lib_dir}/*",
                 "-d",

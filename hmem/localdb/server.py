@@ -18,11 +18,30 @@ from pathlib import Path
 from hmem.errors import ConfigError
 from hmem.localdb.plugin import PROCEDURE, build_plugin, install, javac_for
 
-__all__ = ["NEO4J_VERSION", "TX_LOG_SETTINGS", "LocalNeo4j", "LocalNeo4jError"]
+__all__ = [
+    "NEO4J_2026",
+    "NEO4J_VERSION",
+    "TX_LOG_SETTINGS",
+    "LocalNeo4j",
+    "LocalNeo4jError",
+    "find_java",
+    "resolve_version",
+]
 
-NEO4J_VERSION = "5.26.30"
+NEO4J_VERSION = "5.26.30"  # the LTS line: the default
+NEO4J_2026 = "2026.09.0"  # the newest calendar release on Maven Central (in-index filtering)
+_ALIASES = {"5.26": NEO4J_VERSION, "lts": NEO4J_VERSION, "2026": NEO4J_2026}
 BROWSER_VERSION = "5.24.0"
-_JAVA_CANDIDATES = ("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/java-21-openjdk-amd64")
+# Where JDKs live when no JAVA_HOME names one (Debian/Ubuntu packages, Temurin's
+# packages and tarballs, SDKMAN, macOS).
+_JAVA_ROOTS = (
+    "/usr/lib/jvm",
+    "/opt",
+    "/opt/java",
+    "/usr/local/lib/jvm",
+    "~/.sdkman/candidates/java",
+    "/Library/Java/JavaVirtualMachines",
+)
 _JVM_FLAGS = (
     "-XX:+UseG1GC",
     "-XX:-OmitStackTraceInFastThrow",
@@ -80,6 +99,7 @@ class LocalNeo4j:
 
     def __post_init__(self) -> None:
         self.home = self.home.resolve()
+        self.version = resolve_version(self.version)
 
     # -- paths --------------------------------------------------------------------------
     @property
@@ -89,6 +109,11 @@ class LocalNeo4j:
     @property
     def pid_file(self) -> Path:
         return self.home / "run" / "hmem-neo4j.pid"
+
+    @property
+    def version_file(self) -> Path:
+        """Names the Neo4j version that created the store in data/."""
+        return self.home / "neo4j-version"
 
     @property
     def password_file(self) -> Path:
@@ -150,25 +175,27 @@ class LocalNeo4j:
         self._say(f"{jars} jars in {self.lib_dir} ({time.monotonic() - started:.1f}s)")
 
     # -- java ---------------------------------------------------------------------------
-    def java(self) -> str:
-        candidates = []
-        if os.environ.get("JAVA_HOME"):
-            candidates.append(os.environ["JAVA_HOME"])
-        candidates.extend(_JAVA_CANDIDATES)
-        for root in candidates:
-            exe = Path(root) / "bin" / "java"
-            if exe.is_file() and self._java_major(str(exe)) in (17, 21):
-                return str(exe)
-        exe_on_path = shutil.which("java")
-        if exe_on_path and self._java_major(exe_on_path) in (17, 21):
-            return exe_on_path
-        raise LocalNeo4jError("Neo4j 5.26 needs a Java 17 or 21 runtime (set JAVA_HOME)")
+    @property
+    def calendar(self) -> bool:
+        """True for the 2025+ calendar-versioned line (2026.x), False for 5.x."""
+        return _is_calendar(self.version)
 
-    @staticmethod
-    def _java_major(exe: str) -> int | None:
-        out = subprocess.run([exe, "-version"], capture_output=True, text=True, check=False)
-        found = re.search(r'version "(\d+)', out.stderr + out.stdout)
-        return int(found.group(1)) if found else None
+    @property
+    def java_majors(self) -> tuple[int, ...]:
+        """The Java feature releases this server line runs on."""
+        return (21, 25) if self.calendar else (17, 21)
+
+    @property
+    def entry_point(self) -> str:
+        # 5.x: CommunityEntryPoint; 2025+: Neo4jCommunity (the jar's
+        # META-INF/services/org.neo4j.server.startup.EntryPoint names it)
+        return "org.neo4j.server.Neo4jCommunity" if self.calendar else (
+            "org.neo4j.server.CommunityEntryPoint"
+        )
+
+    def java(self) -> str:
+        """A ``java`` this server line runs on (see :func:`find_java`)."""
+        return find_java(self.java_majors, f"Neo4j {self.version}")
 
     # -- configuration -----------------------------------------------------------------
     def password(self) -> str:
@@ -205,8 +232,9 @@ class LocalNeo4j:
             "server.directories.import": "import",
             "server.directories.plugins": "plugins",
             "server.directories.lib": str(self.lib_dir),
-            "server.logs.config": "conf/server-logs.xml",
-            "server.logs.user.config": "conf/user-logs.xml",
+            # absolute: 5.26 resolves these against the home, 2026.x against conf/
+            "server.logs.config": str(self.home / "conf" / "server-logs.xml"),
+            "server.logs.user.config": str(self.home / "conf" / "user-logs.xml"),
             "dbms.usage_report.enabled": "false",
             # Erased text must not outlive an erasure in the transaction logs: keep no
             # log beyond what recovery needs, rotate small, checkpoint often (pruning
@@ -216,6 +244,23 @@ class LocalNeo4j:
         }
         head = "# written by hmem (hmem.localdb); edits are overwritten at every start\n"
         return head + "".join(f"{k}={v}\n" for k, v in lines.items())
+
+    def check_store(self) -> None:
+        """Refuse to open a store made by the other server line (an upgrade to 2026.x
+        cannot be undone; a 5.26 server cannot read a 2026.x store)."""
+        made_by = (
+            self.version_file.read_text().strip() if self.version_file.is_file() else None
+        )
+        has_store = (self.home / "data" / "databases").exists()
+        if made_by is None:
+            made_by = NEO4J_VERSION if has_store else None  # stores from before the marker
+        if made_by is not None and _is_calendar(made_by) != self.calendar:
+            raise LocalNeo4jError(
+                f"the store in {self.home} was made by Neo4j {made_by}; this is "
+                f"{self.version}: use another HMEM_NEO4J_HOME for each server line"
+            )
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.version_file.write_text(self.version + "\n")
 
     def prepare(self) -> None:
         for sub in ("conf", "data", "logs", "run", "plugins", "import"):
@@ -231,7 +276,13 @@ class LocalNeo4j:
         javac = javac_for(java)
         if javac is None:
             return None
-        return build_plugin(javac, self.lib_dir, self.cache_dir / "plugins", self.version)
+        return build_plugin(
+            javac,
+            self.lib_dir,
+            self.cache_dir / "plugins",
+            self.version,
+            release=self.java_majors[0],
+        )
 
     def _install_plugin(self, java: str) -> None:
         plugins = self.home / "plugins"
@@ -297,6 +348,7 @@ class LocalNeo4j:
         started = time.monotonic()
         self.fetch()
         java = self.java()
+        self.check_store()
         self.prepare()
         self._install_plugin(java)
         self._set_initial_password(java)
@@ -310,7 +362,7 @@ class LocalNeo4j:
             *_JVM_FLAGS,
             "-cp",
             f"{self.home}/plugins/*:{self.lib_dir}/*",
-            "org.neo4j.server.CommunityEntryPoint",
+            self.entry_point,
             f"--home-dir={self.home}",
             f"--config-dir={self.home / 'conf'}",
         ]
@@ -396,6 +448,91 @@ class LocalNeo4j:
         self.pid_file.unlink(missing_ok=True)
         self._say("stopped")
         return True
+
+
+def resolve_version(name: str | None) -> str:
+    """A full Neo4j version from a name: ``5.26``/``lts`` and ``2026`` are aliases for
+    the versions hmem is tested with; a full version (``2026.08.1``) is taken as is."""
+    if not name:
+        return NEO4J_VERSION
+    value = _ALIASES.get(name.strip().lower(), name.strip())
+    if not re.fullmatch(r"\d+\.\d+\.\d+", value):
+        raise LocalNeo4jError(
+            f"Neo4j version {name!r}: give a full version like 5.26.30 or 2026.09.0, "
+            f"or one of {', '.join(sorted(_ALIASES))}"
+        )
+    if not value.startswith("5.") and not _is_calendar(value):
+        raise LocalNeo4jError(f"Neo4j {value}: hmem runs 5.26+ (5.x or 2025+ calendar versions)")
+    return value
+
+
+def _is_calendar(version: str) -> bool:
+    return int(version.split(".", 1)[0]) >= 2025
+
+
+def _java_major(exe: str) -> int | None:
+    try:
+        out = subprocess.run([exe, "-version"], capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    found = re.search(r'version "(\d+)', out.stderr + out.stdout)
+    return int(found.group(1)) if found else None
+
+
+def _java_homes() -> list[tuple[str, Path]]:
+    """(where it came from, JDK home) in the order they are tried."""
+    homes: list[tuple[str, Path]] = []
+    if os.environ.get("JAVA_HOME"):
+        homes.append(("JAVA_HOME", Path(os.environ["JAVA_HOME"])))
+    for root in _JAVA_ROOTS:
+        base = Path(root).expanduser()
+        if not base.is_dir():
+            continue
+        for home in sorted(base.iterdir(), reverse=True):
+            for candidate in (home, home / "Contents" / "Home"):  # macOS bundles
+                if (candidate / "bin" / "java").is_file():
+                    homes.append((str(base), candidate))
+    return homes
+
+
+def find_java(majors: tuple[int, ...], who: str) -> str:
+    """The first ``java`` of a wanted feature release: ``$HMEM_JAVA_HOME`` (which must
+    fit: it is an explicit choice), ``$JAVA_HOME``, the usual JDK folders, then ``PATH``.
+
+    A JDK (with ``javac``) is preferred over a bare runtime of the same release, so the
+    plugin can be compiled.
+    """
+    wanted = " or ".join(str(m) for m in majors)
+    explicit = os.environ.get("HMEM_JAVA_HOME")
+    if explicit:
+        exe = Path(explicit) / "bin" / "java"
+        major = _java_major(str(exe)) if exe.is_file() else None
+        if major not in majors:
+            raise LocalNeo4jError(
+                f"HMEM_JAVA_HOME={explicit} is Java {major or '(none found)'}; "
+                f"{who} needs Java {wanted}"
+            )
+        return str(exe)
+    seen: list[str] = []
+    runtimes: list[str] = []
+    for _, home in _java_homes():
+        exe = home / "bin" / "java"
+        major = _java_major(str(exe))
+        seen.append(f"{home} (Java {major})")
+        if major in majors:
+            if (home / "bin" / "javac").is_file():
+                return str(exe)
+            runtimes.append(str(exe))
+    on_path = shutil.which("java")
+    if on_path and _java_major(on_path) in majors:
+        runtimes.append(on_path)
+    if runtimes:
+        return runtimes[0]
+    found = "; ".join(seen) or "none"
+    raise LocalNeo4jError(
+        f"{who} needs Java {wanted}: install a JDK {majors[-1]} (e.g. Temurin) or point "
+        f"HMEM_JAVA_HOME at one. Java seen: {found}"
+    )
 
 
 def _alive(pid: int) -> bool:
