@@ -5,7 +5,9 @@ statement uses. Loading refuses a file whose header and body disagree (aiosql's 
 and refuses a data statement that does not take ``$user_id``: the user boundary is a
 property of the catalog, not of each caller's memory. Values are always parameters;
 nothing in this package builds Cypher from strings. A file may hold a second, native
-text for servers with hmem's procedure (``//native`` lines, see ``_variants``).
+text for servers with hmem's procedure (``//native`` lines, see ``_variants``), and
+Cypher 25 lines for Neo4j 2026.x (``//cypher25 begin`` .. ``//cypher25 end``: those
+texts start with ``CYPHER 25``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, overload
 
 from hmem.errors import HmemError, NaiveDatetimeError
 
@@ -29,6 +31,8 @@ _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 _NATIVE = "//native "
 _PLAIN_BEGIN = "//plain begin"
 _PLAIN_END = "//plain end"
+_C25_BEGIN = "//cypher25 begin"
+_C25_END = "//cypher25 end"
 # Statements that manage the schema or span tenants by design (erasure receipts).
 _UNSCOPED_PREFIXES = ("schema_", "admin_")
 
@@ -43,6 +47,20 @@ class Statement:
     text: str
     params: frozenset[str]
     native: str | None = None  # the text with hmem's procedure (hmem.localdb.plugin)
+    # For Neo4j 2026.x (Cypher 25): the plain and native texts with the //cypher25
+    # lines, prefixed with CYPHER 25; None when the file has no such lines.
+    cypher25: str | None = None
+    cypher25_native: str | None = None
+
+    def text_for(self, *, native: bool, cypher25: bool) -> str:
+        """The text to run: native when asked and present, Cypher 25 likewise."""
+        if cypher25 and self.cypher25 is not None:
+            if native and self.cypher25_native is not None:
+                return self.cypher25_native
+            return self.cypher25
+        if native and self.native is not None:
+            return self.native
+        return self.text
 
     def bind(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The parameters for one run; every declared name must be given, nothing else."""
@@ -95,16 +113,23 @@ def _utc(value: Any) -> Any:
     return value
 
 
-def _variants(text: str) -> tuple[str, str | None]:
+def _variants(text: str, *, cypher25: bool = False) -> tuple[str, str | None]:
     """The plain text and, when the file has ``//native`` lines, the native one: a
     ``//native <cypher>`` line is Cypher only in the native text; the lines between
-    ``//plain begin`` and ``//plain end`` only in the plain one."""
+    ``//plain begin`` and ``//plain end`` only in the plain one. The lines between
+    ``//cypher25 begin`` and ``//cypher25 end`` are kept only when ``cypher25``."""
     plain: list[str] = []
     native: list[str] = []
-    in_plain = has_native = False
+    in_plain = in_c25 = has_native = False
     for line in text.splitlines():
         mark = line.strip()
-        if mark.startswith(_NATIVE):
+        if mark == _C25_BEGIN:
+            in_c25 = True
+        elif mark == _C25_END:
+            in_c25 = False
+        elif in_c25 and not cypher25:
+            continue
+        elif mark.startswith(_NATIVE):
             has_native = True
             native.append(line.replace(_NATIVE, "", 1))
         elif mark == _PLAIN_BEGIN:
@@ -117,6 +142,8 @@ def _variants(text: str) -> tuple[str, str | None]:
                 native.append(line)
     if in_plain:
         raise CatalogError(f"{_PLAIN_BEGIN!r} without {_PLAIN_END!r}")
+    if in_c25:
+        raise CatalogError(f"{_C25_BEGIN!r} without {_C25_END!r}")
     return "\n".join(plain), ("\n".join(native) if has_native else None)
 
 
@@ -135,21 +162,53 @@ def parse(name: str, text: str) -> Statement:
     except CatalogError as exc:
         raise CatalogError(f"{name}.cypher: {exc}") from None
     body, used = _body(plain)
-    if declared != used:
+    has_c25 = _C25_BEGIN in text
+    # With Cypher 25 lines, those may take parameters the plain text has no use for.
+    if declared != used and not (has_c25 and used <= declared):
         raise CatalogError(
             f"{name}.cypher: header declares {sorted(declared)} but the body uses {sorted(used)}"
         )
     if not name.startswith(_UNSCOPED_PREFIXES) and "user_id" not in used:
         raise CatalogError(f"{name}.cypher is a data statement without $user_id")
-    native_body = None
-    if native is not None:
-        native_body, native_used = _body(native)
-        if native_used != declared:
-            raise CatalogError(
-                f"{name}.cypher: header declares {sorted(declared)} but the //native text "
-                f"uses {sorted(native_used)}"
-            )
-    return Statement(name=name, text=body, params=declared, native=native_body)
+    native_body = _checked(name, "//native", native, declared, subset=has_c25)
+    c25_body = c25_native = None
+    if has_c25:
+        c25_plain, c25_nat = _variants(text, cypher25=True)
+        c25_body = "CYPHER 25 " + _checked(name, "//cypher25", c25_plain, declared)
+        c25_n = _checked(name, "//cypher25 //native", c25_nat, declared)
+        c25_native = None if c25_n is None else "CYPHER 25 " + c25_n
+    return Statement(
+        name=name,
+        text=body,
+        params=declared,
+        native=native_body,
+        cypher25=c25_body,
+        cypher25_native=c25_native,
+    )
+
+
+@overload
+def _checked(
+    name: str, what: str, text: str, declared: frozenset[str], *, subset: bool = ...
+) -> str: ...
+@overload
+def _checked(
+    name: str, what: str, text: None, declared: frozenset[str], *, subset: bool = ...
+) -> None: ...
+def _checked(
+    name: str, what: str, text: str | None, declared: frozenset[str], *, subset: bool = False
+) -> str | None:
+    """A variant's body, its parameters checked against the header (``subset``: it may
+    use fewer, never others: the texts without a file's Cypher 25 lines)."""
+    if text is None:
+        return None
+    body, used = _body(text)
+    if used != declared and not (subset and used <= declared):
+        raise CatalogError(
+            f"{name}.cypher: header declares {sorted(declared)} but the {what} text "
+            f"uses {sorted(used)}"
+        )
+    return body
 
 
 @cache

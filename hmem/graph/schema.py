@@ -15,6 +15,8 @@ __all__ = [
     "VECTOR_INDEX",
     "apply_schema",
     "check_vector_index",
+    "filtered_search",
+    "server_version",
     "show_index",
 ]
 
@@ -65,6 +67,22 @@ def show_index(driver: Driver, database: str, name: str) -> dict[str, Any] | Non
     return rows[0] if rows else None
 
 
+def server_version(driver: Driver, database: str) -> str:
+    """The Neo4j kernel's version (``dbms.components()``), e.g. ``5.26.30``, ``2026.09.0``."""
+    return str(_run(driver, database, "schema_server_version")[0]["version"])
+
+
+def filtered_search(version: str) -> bool:
+    """Whether a server of ``version`` filters vector searches inside the index (Cypher
+    25 ``SEARCH ... WHERE`` on filter properties: GA from 2026.02, Community included)."""
+    parts = version.split(".")
+    try:
+        year, month = int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return False
+    return (year, month) >= (2026, 2)
+
+
 def check_vector_index(driver: Driver, database: str, dim: int) -> bool:
     """True if the vector index exists with ``dim``; False if absent.
 
@@ -93,6 +111,11 @@ def apply_schema(driver: Driver, database: str, dim: int) -> None:
     for name in SCHEMA_STATEMENTS:
         _run(driver, database, name)
     if not exists:
-        _run(driver, database, "schema_fact_vector", dim=dim)
+        # 2026.02+: with user_id as a filter property (the Cypher 25 text)
+        stmt = catalog.statement("schema_fact_vector")
+        c25 = filtered_search(server_version(driver, database))
+        driver.execute_query(
+            stmt.text_for(native=False, cypher25=c25), stmt.bind({"dim": dim}), database_=database
+        )
     _run(driver, database, "schema_await")
     check_vector_index(driver, database, dim)
