@@ -79,6 +79,12 @@ class Config(BaseSettings):
         "bigger ones try the HNSW index with over-fetch first (measured crossover)",
     )
     search_index_overfetch: int = Field(20, ge=1, description="index neighbours per wanted hit")
+    search_filtered_min_facts: int = Field(
+        5_000,
+        ge=0,
+        description="on Neo4j 2026.02+, users with more vectors than this use the in-index "
+        "filtered SEARCH; smaller ones the exact scan (measured crossover)",
+    )
     episodic_ttl_days: float = Field(
         90.0, gt=0, description="episodic facts unused this long are closed by `hmem maintain`"
     )

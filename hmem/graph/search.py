@@ -14,6 +14,11 @@ Dense search has two strategies, chosen per user by size (``exact_max_facts``):
   post-filtered by user. Neo4j 5.26 cannot filter inside the index, so a user may get
   fewer than k of their own facts; when that happens the exact scan runs instead. A
   user therefore never gets fewer than k of their own facts and never another's.
+- ``search`` (Neo4j 2026.02+, when ``fact_embedding`` holds ``user_id`` as a filter
+  property): Cypher 25 ``SEARCH ... WHERE f.user_id = $user_id`` filters inside the
+  index, for users above ``search_min_facts``; fewer than k rows after the time filter
+  fall back to the exact scan like ``index``. The catalog's Cypher 25 text of the
+  statement carries that branch; 5.26 never sees it.
 """
 
 from __future__ import annotations
@@ -32,10 +37,10 @@ from neo4j import exceptions as neo
 
 from hmem.graph import catalog
 from hmem.graph._records import check_user_id, native, to_fact, translate_errors
-from hmem.localdb.plugin import PROCEDURE
 from hmem.models import Fact, HistoryStep, SupersessionLink, check_vector
 
 __all__ = [
+    "TOPK_PROCEDURE",
     "Candidate",
     "CandidateSet",
     "DenseStrategy",
@@ -45,7 +50,10 @@ __all__ = [
     "TemporalMode",
 ]
 
-DenseStrategy = Literal["auto", "exact", "index", "none"]
+DenseStrategy = Literal["auto", "exact", "index", "search", "none"]
+# hmem's optional Neo4j procedure for the exact scan (built by hmem.localdb.plugin).
+TOPK_PROCEDURE = "hmem.vector.topk"
+_FILTERED_RECHECK_S = 60.0
 TemporalMode = Literal["current", "history", "asof", "asof_history"]
 
 
@@ -61,7 +69,7 @@ class CandidateSet:
     """Raw candidates and how the dense part was found."""
 
     rows: list[Candidate]
-    strategy: str  # exact | index | index+exact (fell back) | none
+    strategy: str  # exact | index | search | index+exact, search+exact (fell back) | none
     server_ms: float
     round_trips: int
 
@@ -167,6 +175,9 @@ class FactSearch:
         size_ttl_s: float = 60.0,
         lexical_scan_max_facts: int = 20_000,
         native_topk: bool | None = None,
+        filtered_search: bool | None = None,
+        search_min_facts: int = 5_000,
+        search_overfetch: int = 2,
     ) -> None:
         """``exact_max_facts``: users with at most this many vectors are scanned exactly
         (the measured crossover, see docs/retrieval.md); bigger users try the index with
@@ -175,7 +186,11 @@ class FactSearch:
         lexical scan in ``retrieve``; bigger ones the global fulltext index, filtered.
         ``native_topk``: run the exact scan with hmem's ``hmem.vector.topk`` procedure (None:
         when the server has it, asked once; False: plain Cypher; both give the same
-        results, the procedure is faster)."""
+        results, the procedure is faster).
+        ``filtered_search``: use Neo4j 2026.x's in-index filtered SEARCH for users above
+        ``search_min_facts`` (None: when the vector index has ``user_id`` as a filter
+        property, asked of the server; False: never), fetching ``k * search_overfetch``
+        of the user's nearest before the time filter."""
         self._driver = driver
         self._database = database
         self.exact_max_facts = exact_max_facts
@@ -186,13 +201,17 @@ class FactSearch:
         self._sizes: dict[str, tuple[float, int]] = {}
         self._lock = threading.Lock()
         self._native = native_topk
+        self._filtered = filtered_search
+        self._filtered_asked = 0.0
+        self.search_min_facts = search_min_facts
+        self.search_overfetch = search_overfetch
 
     @property
     def native_topk(self) -> bool:
         """Whether exact scans call ``hmem.vector.topk`` (asked of the server once)."""
         if self._native is None:
             try:
-                rows, _ = self._query("schema_procedure_exists", procedure=PROCEDURE)
+                rows, _ = self._query("schema_procedure_exists", procedure=TOPK_PROCEDURE)
                 present = bool(rows[0]["present"])
             except neo.ClientError:
                 present = False  # e.g. a user who may not list procedures
@@ -200,19 +219,40 @@ class FactSearch:
                 self._native = present
         return bool(self._native)
 
+    @property
+    def filtered_search(self) -> bool:
+        """Whether the vector index filters by user inside a search (Neo4j 2026.02+ with
+        ``user_id`` as a filter property of an ONLINE ``fact_embedding``). Once true it
+        stays true; while false it is asked again at most once a minute (the index may
+        be populating, or be one made by 5.26 before an upgrade: drop it to rebuild)."""
+        if self._filtered is not None:
+            return self._filtered
+        now = time.monotonic()
+        if self._filtered_asked and now - self._filtered_asked < _FILTERED_RECHECK_S:
+            return False
+        rows, _ = self._query("schema_vector_filtered", index="fact_embedding")
+        found = bool(rows) and bool(rows[0]["filtered"])
+        with self._lock:
+            if found:
+                self._filtered = True
+            self._filtered_asked = now
+        return found
+
     def _run(self, stmt: catalog.Statement, run: Callable[[str], Any]) -> Any:
-        """``run(text)`` with the statement's native text when the procedure is in use;
-        if the server no longer has it (restarted without the plugin), plain again."""
+        """``run(text)`` with the statement's native text when the procedure is in use
+        (if the server no longer has it, restarted without the plugin, plain again), and
+        its Cypher 25 text when the server filters inside the vector index."""
+        c25 = stmt.cypher25 is not None and self.filtered_search
         if stmt.native is None or not self.native_topk:
-            return run(stmt.text)
+            return run(stmt.text_for(native=False, cypher25=c25))
         try:
-            return run(stmt.native)
+            return run(stmt.text_for(native=True, cypher25=c25))
         except neo.ClientError as exc:
             if exc.code != "Neo.ClientError.Procedure.ProcedureNotFound":
                 raise
             with self._lock:
                 self._native = False
-            return run(stmt.text)
+            return run(stmt.text_for(native=False, cypher25=c25))
 
     def _read_autocommit(self, name: str, **params: Any) -> tuple[list[Any], float]:
         """A read as an auto-commit query: RUN and PULL in one network round trip, where
@@ -285,8 +325,15 @@ class FactSearch:
         self._remember_size(user_id, size)
         return size
 
-    def choose(self, user_id: str) -> Literal["exact", "index"]:
-        return "exact" if self.user_size(user_id) <= self.exact_max_facts else "index"
+    def choose(self, user_id: str) -> Literal["exact", "index", "search"]:
+        return self._by_size(self.user_size(user_id))
+
+    def _by_size(self, size: int | None) -> Literal["exact", "index", "search"]:
+        if size is None:
+            return "exact"
+        if size > self.search_min_facts and self.filtered_search:
+            return "search"
+        return "index" if size > self.exact_max_facts else "exact"
 
     # -- candidates -----------------------------------------------------------------------
     def _dense(self, user_id: str, vector: Sequence[float] | None, strategy: DenseStrategy) -> str:
@@ -296,8 +343,7 @@ class FactSearch:
             return strategy
         # No extra round trip: the size comes back with every search and is cached;
         # a user seen for the first time is scanned exactly (always correct).
-        known = self._cached_size(user_id)
-        return "index" if known is not None and known > self.exact_max_facts else "exact"
+        return self._by_size(self._cached_size(user_id))
 
     def _params(
         self,
@@ -323,6 +369,9 @@ class FactSearch:
             "vector": check_vector(vector, what="query vector") if vector is not None else [],
             "k_dense": k_dense,
             "fetch_dense": min(max(k_dense * self.index_overfetch, k_dense), self.index_max_fetch),
+            "fetch_search": min(
+                max(k_dense * self.search_overfetch, k_dense), self.index_max_fetch
+            ),
             "lucene": lucene,
             "k_lexical": k_lexical,
             "fetch_lexical": fetch_lexical,
@@ -372,12 +421,15 @@ class FactSearch:
         base["lex_terms"] = [_word_patterns(term, root) for term, root in terms]
         [row], server_ms = self._read_autocommit("search_recall", dense=dense, **base)
         trips, used = 1, dense
-        if dense == "index" and sum(1 for r in row["rows"] if r[1] == "dense") < k_dense:
+        if (
+            dense in ("index", "search")
+            and sum(1 for r in row["rows"] if r[1] == "dense") < k_dense
+        ):
             # Too few of the user's facts in the index's global top-N: the exact scan
             # answers (lexical and entity candidates do not depend on it).
             [row], more_ms = self._read_autocommit("search_recall", **{**base, "dense": "exact"})
             server_ms += more_ms
-            trips, used = 2, "index+exact"
+            trips, used = 2, f"{dense}+exact"
         rows: list[Candidate] = []
         for fid, source, score in row["rows"]:  # [id, source, raw score]
             if source == "size":
@@ -425,7 +477,7 @@ class FactSearch:
         rows = [r for r in rows if r["source"] != "size"]
         trips = 1
         used = dense
-        if dense == "index" and fallback:
+        if dense in ("index", "search") and fallback:
             found = sum(1 for r in rows if r["source"] == "dense")
             if found < k_dense:
                 # The index's global top-N held too few of this user's facts: the user may
@@ -439,7 +491,7 @@ class FactSearch:
                 ]
                 server_ms += more_ms
                 trips += 1
-                used = "index+exact"
+                used = f"{dense}+exact"
         return CandidateSet(
             rows=[Candidate(r["id"], r["source"], float(r["score"])) for r in rows],
             strategy=used,

@@ -22,10 +22,11 @@ from importlib import resources
 from pathlib import Path
 
 from hmem.errors import ConfigError
+from hmem.graph.search import TOPK_PROCEDURE
 
 __all__ = ["PROCEDURE", "PluginBuildError", "build_plugin", "install", "javac_for"]
 
-PROCEDURE = "hmem.vector.topk"
+PROCEDURE = TOPK_PROCEDURE
 _SOURCE = "VectorTopK.java"
 _CLASS_DIR = "hmem/neo4j"
 

@@ -189,8 +189,10 @@ class LocalNeo4j:
     def entry_point(self) -> str:
         # 5.x: CommunityEntryPoint; 2025+: Neo4jCommunity (the jar's
         # META-INF/services/org.neo4j.server.startup.EntryPoint names it)
-        return "org.neo4j.server.Neo4jCommunity" if self.calendar else (
-            "org.neo4j.server.CommunityEntryPoint"
+        return (
+            "org.neo4j.server.Neo4jCommunity"
+            if self.calendar
+            else ("org.neo4j.server.CommunityEntryPoint")
         )
 
     def java(self) -> str:
@@ -248,9 +250,7 @@ class LocalNeo4j:
     def check_store(self) -> None:
         """Refuse to open a store made by the other server line (an upgrade to 2026.x
         cannot be undone; a 5.26 server cannot read a 2026.x store)."""
-        made_by = (
-            self.version_file.read_text().strip() if self.version_file.is_file() else None
-        )
+        made_by = self.version_file.read_text().strip() if self.version_file.is_file() else None
         has_store = (self.home / "data" / "databases").exists()
         if made_by is None:
             made_by = NEO4J_VERSION if has_store else None  # stores from before the marker

@@ -116,3 +116,26 @@ def test_native_texts_stay_scoped_by_user(name: str) -> None:
     plain_patterns = re.findall(r"\((\w*):(\w+)([^)]*)\)", stmt.text)
     native_patterns = re.findall(r"\((\w*):(\w+)([^)]*)\)", stmt.native)
     assert native_patterns == plain_patterns  # the variant only swaps the top-k step
+
+
+def test_cypher25_lines_make_the_texts_for_2026() -> None:
+    text = _VARIANTS.replace(
+        "RETURN f.id AS id, score",
+        "//cypher25 begin\nWITH f, score WHERE $cutoff < score\n//cypher25 end\n"
+        "RETURN f.id AS id, score",
+    ).replace("// params: user_id, vector", "// params: user_id, vector, cutoff")
+    stmt = parse("search_x", text)
+    assert "$cutoff" not in stmt.text and stmt.native and "$cutoff" not in stmt.native
+    assert stmt.cypher25 and stmt.cypher25.startswith("CYPHER 25 MATCH")
+    assert "$cutoff" in stmt.cypher25 and "vector.similarity.cosine" in stmt.cypher25
+    assert stmt.cypher25_native and "hmem.vector.topk" in stmt.cypher25_native
+    assert stmt.text_for(native=True, cypher25=False) == stmt.native
+    assert stmt.text_for(native=False, cypher25=True) == stmt.cypher25
+    assert (
+        parse("fact_x", "// params: user_id\nRETURN $user_id").text_for(native=True, cypher25=True)
+        == "RETURN $user_id"
+    )
+    with pytest.raises(CatalogError, match="without '//cypher25 end'"):
+        parse("search_x", text.replace("//cypher25 end\n", ""))
+    with pytest.raises(CatalogError, match="//cypher25 text uses"):
+        parse("search_x", text.replace("$cutoff <", "$other <"))

@@ -11,6 +11,7 @@ from pydantic import ValidationError as PydanticError
 
 from hmem import Config
 from hmem.localdb import LocalNeo4j
+from hmem.localdb.server import NEO4J_2026, NEO4J_VERSION, LocalNeo4jError, resolve_version
 
 
 def test_config_reads_prefixed_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,3 +54,38 @@ def test_generated_password_is_private_and_stable(tmp_path: Path) -> None:
     assert server.password() == first
     assert not server.running()
     assert not server.stop()
+
+
+def test_server_lines_and_their_java(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lts = LocalNeo4j(tmp_path / "a")
+    assert lts.version == NEO4J_VERSION and not lts.calendar
+    assert lts.java_majors == (17, 21) and lts.entry_point.endswith("CommunityEntryPoint")
+    new = LocalNeo4j(tmp_path / "b", version="2026")
+    assert new.version == NEO4J_2026 and new.calendar
+    assert new.java_majors == (21, 25) and new.entry_point.endswith("Neo4jCommunity")
+    assert resolve_version("2026.08.1") == "2026.08.1"
+    for bad in ("4.4.0", "latest"):
+        with pytest.raises(LocalNeo4jError):
+            resolve_version(bad)
+    # an explicit HMEM_JAVA_HOME of the wrong release is named, not passed over
+    monkeypatch.setenv("HMEM_JAVA_HOME", str(tmp_path / "nojdk"))
+    with pytest.raises(LocalNeo4jError, match=r"HMEM_JAVA_HOME=.*Neo4j 2026"):
+        new.java()
+    monkeypatch.delenv("HMEM_JAVA_HOME")
+    monkeypatch.setattr("hmem.localdb.server._JAVA_ROOTS", (str(tmp_path),))
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "nojdk"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(LocalNeo4jError, match=r"needs Java 21 or 25.*HMEM_JAVA_HOME"):
+        new.java()
+
+
+def test_a_store_is_opened_only_by_its_server_line(tmp_path: Path) -> None:
+    home = tmp_path / "n"
+    LocalNeo4j(home).check_store()
+    (home / "data" / "databases").mkdir(parents=True)
+    LocalNeo4j(home).check_store()  # the same line again
+    with pytest.raises(LocalNeo4jError, match=r"made by Neo4j 5\.26\.30"):
+        LocalNeo4j(home, version="2026").check_store()
+    (home / "neo4j-version").unlink()  # a store from before the marker is 5.26's
+    with pytest.raises(LocalNeo4jError, match="another HMEM_NEO4J_HOME"):
+        LocalNeo4j(home, version="2026").check_store()

@@ -1,4 +1,4 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, lucene, k_lexical, fetch_lexical, entities, k_entity
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, entities, k_entity
 // The read path's three candidate sources over ONE user's facts, in one round trip.
 // dense: 'exact' scans the user's own facts (vector.similarity.cosine through the
 // fact_user index): exact, and can never see another user's fact. 'index' asks the
@@ -54,6 +54,29 @@ CALL () {
   ORDER BY score DESC, f.id
   LIMIT $k_dense
   RETURN f.id AS id, 'dense' AS source, score
+  //cypher25 begin
+  // Neo4j 2026.02+: the vector index filters by user inside the search (user_id is a
+  // filter property of fact_embedding), so the $fetch_search best of THIS user come
+  // back; time is filtered after it (the caller falls back to the exact scan when
+  // fewer than $k_dense remain).
+  UNION ALL
+  WITH 1 AS go WHERE $dense = 'search'
+  MATCH (f:Fact {user_id: $user_id})
+    SEARCH f IN (VECTOR INDEX fact_embedding FOR $vector WHERE f.user_id = $user_id LIMIT $fetch_search) SCORE AS score
+  WITH f, score
+  WHERE (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
+      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
+      OR ($mode = 'asof_history'
+          AND ($as_of IS NULL OR f.known_from <= $as_of)
+          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
+      OR ($mode = 'asof'
+          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
+          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+  WITH f, score
+  ORDER BY score DESC, f.id
+  LIMIT $k_dense
+  RETURN f.id AS id, 'dense' AS source, score
+  //cypher25 end
   UNION ALL
   WITH 1 AS go WHERE $lucene IS NOT NULL
   CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $fetch_lexical}) YIELD node, score
