@@ -3,6 +3,7 @@
     python -m hmem.bench.latency --fresh --stop        # own server (7727), 10k/100k/1M
     python -m hmem.bench.latency --sizes 10000,100000 --queries 500
     python -m hmem.bench.latency --uri bolt://host:7687 --password ...   # bring your own
+    python -m hmem.bench.latency --fresh --sizes '' --big 10x100000 --neo4j-version 2026
 
 Facts get random unit vectors (384-d float32, drawn by numpy), pseudo-word text for the
 fulltext index, one of ten per-user entities, and every tenth fact supersedes the one
@@ -18,6 +19,14 @@ packing) with a precomputed query vector, and the query embedding, measured sepa
 with the local MiniLM model when it is present. ``--crossover`` also times
 the exact per-user scan against the HNSW index with over-fetch for users of growing
 size. Touches (``last_used_at``) are off so runs are repeatable.
+
+``--big USERSxFACTS`` adds the big-user shape (e.g. 10 users of 100,000 facts each),
+reported beside the 5,000-user one: the same figures with the strategy the read path
+picks for them (on Neo4j 2026.02+ the in-index filtered SEARCH, on 5.26 the exact scan
+or the global index, ``--big-strategy``), and the recall@k of that strategy's dense
+candidates against the exact scan. ``--neo4j-version 2026`` runs the bench's own server
+on the 2026.x line (its own ``--home``; the vector index then has ``user_id`` as a
+filter property).
 """
 
 # ruff: noqa: S311  (benchmark data, not secrets)
@@ -41,8 +50,14 @@ from neo4j import Driver, GraphDatabase
 
 from hmem.graph import catalog
 from hmem.graph._records import packed
-from hmem.graph.schema import SCHEMA_STATEMENTS, VECTOR_INDEX, show_index
-from hmem.graph.search import FactSearch
+from hmem.graph.schema import (
+    SCHEMA_STATEMENTS,
+    VECTOR_INDEX,
+    filtered_search,
+    server_version,
+    show_index,
+)
+from hmem.graph.search import DenseStrategy, FactSearch
 from hmem.localdb import LocalNeo4j
 from hmem.recall import Recall
 
@@ -123,9 +138,28 @@ def load(driver: Driver, database: str, world: World, have: int, want: int) -> N
     if per_user <= 0:
         return
     stmt = catalog.statement("search_bench_load")
-    group = max(1, FACTS_PER_TX // per_user)
     total = per_user * world.users
     sizes = FactSearch(driver, database=database, size_ttl_s=0)
+    if per_user > FACTS_PER_TX:  # big users: chunks of one user's facts, two writers
+        started = time.monotonic()
+
+        def chunk(u: int, lo: int) -> None:
+            bound = stmt.bind(_facts_for(world, u, lo, min(lo + FACTS_PER_TX, want)))
+            with driver.session(database=database) as session:
+                session.execute_write(_run_bound, stmt.text, bound)
+
+        for u in range(world.users):
+            # an interrupted earlier run may have loaded whole chunks (one transaction each)
+            have_u = max(have, sizes.user_size(world.user(u)))
+            first = have + (have_u - have) // FACTS_PER_TX * FACTS_PER_TX
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                list(pool.map(lambda lo, u=u: chunk(u, lo), range(first, want, FACTS_PER_TX)))
+            done = (u + 1) * per_user
+            rate = done / max(time.monotonic() - started, 1e-9)
+            eta = (total - done) / rate
+            say(f"  loaded {done:>9,}/{total:,} facts  {rate:,.0f}/s  eta {eta:,.0f}s")
+        return
+    group = max(1, FACTS_PER_TX // per_user)
 
     def write(batch: range) -> int:
         if sizes.user_size(world.user(batch[-1])) >= want:
@@ -152,6 +186,10 @@ def load(driver: Driver, database: str, world: World, have: int, want: int) -> N
                 eta = (total - done) / rate if rate else 0.0
                 say(f"  loaded {done:>9,}/{total:,} facts  {rate:,.0f}/s  eta {eta:,.0f}s")
                 next_report += 0.1
+
+
+def _run_bound(tx: Any, text: str, bound: dict[str, Any]) -> None:
+    tx.run(text, bound).consume()
 
 
 def _unit(rng: np.random.Generator) -> list[float]:
@@ -218,6 +256,71 @@ def measure(
         f"  strategies {strategies} (exact scan: {scan}); "
         f"round trips {sum(out['trips']) / max(1, queries):.2f}; "
         f"mean hits {hits / max(1, queries):.1f} (k={k})"
+    )
+    return out
+
+
+def measure_big(
+    driver: Driver,
+    database: str,
+    world: World,
+    queries: int,
+    k: int,
+    args: argparse.Namespace,
+    strategy: DenseStrategy,
+) -> dict[str, list[float]]:
+    """``measure`` for the big users with the given dense strategy (``auto``: what the
+    read path picks), then recall@k of that strategy's dense candidates (k of them,
+    with its fallback) against the exact scan's, on ``--big-recall-queries`` vectors."""
+    rng = random.Random(77)
+    nrng = np.random.default_rng(77)
+    search = FactSearch(
+        driver,
+        database=database,
+        exact_max_facts=args.exact_max,
+        search_min_facts=args.search_min,
+        search_overfetch=args.search_overfetch,
+    )
+    for u in range(world.users):  # sizes known, as in a running service
+        search.user_size(world.user(u))
+    recall = Recall(search, touch=False)
+    out: dict[str, list[float]] = {"server": [], "search": [], "recall": []}
+    strategies: dict[str, int] = {}
+    for i in range(queries + WARMUP // 4):
+        u = rng.randrange(world.users)
+        entity = world.entity(u, rng.randrange(ENTITIES_PER_USER))
+        text = f"What about {entity.title()} and {' '.join(rng.sample(world.vocab, 3))}?"
+        vector = _unit(nrng)
+        started = time.perf_counter()
+        result = recall.search(
+            text, user_id=world.user(u), k=k, vector=vector, now=NOW, strategy=strategy
+        )
+        elapsed = (time.perf_counter() - started) * 1000
+        if i < WARMUP // 4:
+            continue
+        out["search"].append(elapsed)
+        out["server"].append(result.timings.server_ms)
+        strategies[result.strategy] = strategies.get(result.strategy, 0) + 1
+        assert all(h.fact.user_id == world.user(u) for h in result.hits)
+    say("  " + _line("recall, Neo4j server time        ", out["server"]))
+    say("  " + _line("search() end to end, no embedding", out["search"]))
+    say(f"  strategies {strategies}")
+    fewer = 0
+    for _ in range(args.big_recall_queries):
+        uid = world.user(rng.randrange(world.users))
+        common: dict[str, Any] = {
+            "vector": _unit(nrng), "lucene": None, "entity_grams": [], "mode": "current",
+            "now": NOW, "k_dense": k,
+        }  # fmt: skip
+        exact = {c.id for c in search.candidates(uid, strategy="exact", **common).rows}
+        got = search.candidates(uid, strategy=strategy, **common)
+        fewer += got.strategy.endswith("+exact")
+        out["recall"].append(len({c.id for c in got.rows} & exact) / max(1, len(exact)))
+    mean = sum(out["recall"]) / max(1, len(out["recall"]))
+    say(
+        f"  recall@{k} of the dense candidates vs the exact scan: mean {mean:.4f}, "
+        f"min {min(out['recall'], default=0):.3f} (n={len(out['recall'])}; "
+        f"{fewer} fell back to the exact scan)"
     )
     return out
 
@@ -312,7 +415,11 @@ def build_vector_index(driver: Driver, database: str, timeout_s: float) -> bool:
     """Create the vector index over the loaded facts and wait until it is ONLINE,
     printing its state every 15 s. False when it is not online within ``timeout_s``."""
     started = time.monotonic()
-    _run(driver, database, "schema_fact_vector", dim=DIM)
+    stmt = catalog.statement("schema_fact_vector")
+    c25 = filtered_search(server_version(driver, database))  # 2026.02+: user_id as filter
+    driver.execute_query(
+        stmt.text_for(native=False, cypher25=c25), stmt.bind({"dim": DIM}), database_=database
+    )
     say(f"  vector index {VECTOR_INDEX!r} created, populating ...")
     while True:
         row = show_index(driver, database, VECTOR_INDEX)
@@ -345,10 +452,11 @@ class Bench:
         if uri is None:
             server = self.server or LocalNeo4j(
                 Path(args.home),
-                bolt_port=7727,
-                http_port=7514,
+                bolt_port=args.bolt_port,
+                http_port=args.http_port,
                 heap=args.heap,
                 pagecache=args.pagecache,
+                version=args.neo4j_version,
             )
             self.server = server
             if wipe:
@@ -369,6 +477,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--password")
     parser.add_argument("--database", default="neo4j")
     parser.add_argument("--home", default=".hmem/neo4j-bench")
+    parser.add_argument("--bolt-port", type=int, default=7727, help="own server's Bolt port")
+    parser.add_argument("--http-port", type=int, default=7514, help="own server's HTTP port")
+    parser.add_argument(
+        "--neo4j-version", default="5.26", help="own server's line: 5.26 (default) or 2026"
+    )
+    parser.add_argument("--big", default="", help="big-user shape USERSxFACTS, e.g. 10x100000")
+    parser.add_argument("--big-queries", type=int, default=300)
+    parser.add_argument("--big-recall-queries", type=int, default=50)
+    parser.add_argument(
+        "--big-strategy",
+        default="auto",
+        help="dense strategies for the big users, comma-separated: auto (what the read "
+        "path picks), exact, index, search",
+    )
+    parser.add_argument("--search-min", type=int, default=5_000, help="search_min_facts")
+    parser.add_argument("--search-overfetch", type=int, default=10)
     parser.add_argument("--heap", default="4g")
     parser.add_argument("--pagecache", default="8g")
     parser.add_argument("--users", type=int, default=5_000)
@@ -411,6 +535,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         indexed = schema_without_vector(driver, args.database)
         search = FactSearch(driver, database=args.database, size_ttl_s=0)
         sizes = [int(s) for s in args.sizes.split(",") if s]
+        big: World | None = None
         for size in sizes:
             want = size // args.users
             have = min(
@@ -426,18 +551,41 @@ def main(argv: Sequence[str] | None = None) -> int:
                 driver, args.database, world, args.queries, args.k, args.exact_max, size, native
             )
             table.append((want * args.users, "online" if indexed else "absent", got))
+        if args.big:
+            big_users, big_facts = (int(x) for x in args.big.lower().split("x"))
+            big = World(big_users, world.vocab, world.names, prefix="bench-bigu-")
+            have = min(search.user_size(big.user(0)), search.user_size(big.user(big_users - 1)))
+            say(f"== big users: {big_users} x {big_facts:,} facts")
+            started = time.monotonic()
+            load(driver, args.database, big, have, big_facts)
+            say(f"  load took {time.monotonic() - started:,.0f}s")
         # Built once, after the bulk load; users up to --exact-max facts never use it
         # (exact scan), so the figures above do not depend on it: re-measured if online.
         if args.no_index and not indexed:
             say("  vector index: not built (--no-index); every user here is scanned exactly")
         elif (
-            not indexed and sizes and build_vector_index(driver, args.database, args.index_timeout)
+            not indexed
+            and (sizes or big is not None)
+            and build_vector_index(driver, args.database, args.index_timeout)
         ):
-            size = sizes[-1]
-            got = measure(
-                driver, args.database, world, args.queries, args.k, args.exact_max, size, native
-            )
-            table.append(((size // args.users) * args.users, "online", got))
+            indexed = True
+            if sizes:
+                size = sizes[-1]
+                got = measure(
+                    driver, args.database, world, args.queries, args.k, args.exact_max, size,
+                    native,
+                )  # fmt: skip
+                table.append(((size // args.users) * args.users, "online", got))
+        big_rows: list[tuple[str, dict[str, list[float]]]] = []
+        if big is not None and bench.driver is not None:
+            version = server_version(bench.driver, args.database)
+            for strategy in args.big_strategy.split(","):
+                say(f"== big users on Neo4j {version}, strategy {strategy}:")
+                got = measure_big(
+                    bench.driver, args.database, big, args.big_queries, args.k, args,
+                    strategy,
+                )  # fmt: skip
+                big_rows.append((f"{args.big} ({strategy}, Neo4j {version})", got))
         if args.crossover and bench.driver is not None:
             sizes = [int(s) for s in args.crossover.split(",") if s]
             crossover(bench.driver, args.database, world, sizes, args.k, reps=30)
@@ -451,6 +599,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for key in ("server", "search")
             ]
             say(f"| {facts:,} | {state} | {cells[0]} | {cells[1]} |")
+        for label, got in big_rows:
+            cells = [
+                " / ".join(f"{_pct(got[key], q):.1f}" for q in (50, 95, 99)) + " ms"
+                for key in ("server", "search")
+            ]
+            mean = sum(got["recall"]) / max(1, len(got["recall"]))
+            say(f"| {label} | recall@{args.k} {mean:.3f} | {cells[0]} | {cells[1]} |")
         if embed:
             say(
                 "query embedding (apart): p50 / p95 / p99 "

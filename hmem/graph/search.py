@@ -177,7 +177,7 @@ class FactSearch:
         native_topk: bool | None = None,
         filtered_search: bool | None = None,
         search_min_facts: int = 5_000,
-        search_overfetch: int = 2,
+        search_overfetch: int = 10,
     ) -> None:
         """``exact_max_facts``: users with at most this many vectors are scanned exactly
         (the measured crossover, see docs/retrieval.md); bigger users try the index with
