@@ -139,13 +139,13 @@ def test_too_few_after_the_time_filter_falls_back_to_the_exact_scan(
         pytest.skip("Neo4j 5.26 has no in-index filtering (run with HMEM_NEO4J_VERSION=2026)")
     mine, _, vectors = users
     search = FactSearch(driver)
-    # known then: only the first 50 facts, so the user's 60 nearest rarely hold 30 of them
-    early = {"mode": "asof", "as_of": NOW - timedelta(days=N - 50)}
+    # known then: only the first 20 facts, fewer than k = 30 whatever the index returns
+    early = {"mode": "asof", "as_of": NOW - timedelta(days=N - 20)}
     vector = vectors[-1].tolist()
     got = _dense(search, mine, vector, "search", **early)
     exact = _dense(search, mine, vector, "exact", **early)
     assert got.strategy == "search+exact" and got.round_trips == 2
-    assert got.rows == exact.rows
+    assert got.rows == exact.rows and 0 < len(exact.rows) < 30
     retrieved = search.retrieve(
         mine, vector=vector, lucene=None, entity_grams=[], now=NOW, weights=(0.8, 0.1, 0.1),
         keep=10, k_dense=30, strategy="search", **early,  # type: ignore[arg-type]
