@@ -61,9 +61,15 @@ class Config(BaseSettings):
     )
 
     # -- the read path (docs/retrieval.md) ----------------------------------------------
-    search_w_dense: float = Field(0.8, ge=0, description="weight of vector similarity")
-    search_w_lexical: float = Field(0.1, ge=0, description="weight of the fulltext score")
+    search_w_dense: float = Field(0.6, ge=0, description="weight of vector similarity")
+    search_w_lexical: float = Field(0.3, ge=0, description="weight of the fulltext score")
     search_w_entity: float = Field(0.1, ge=0, description="weight of entity matches")
+    search_w_session: float = Field(
+        0.4, ge=0, description="weight of the best first-pass score in the fact's episode"
+    )
+    search_w_adjacent: float = Field(
+        0.3, ge=0, description="weight of the first-pass score of the turn next to the fact"
+    )
     search_w_recency: float = Field(0.0, ge=0, description="weight of 0.995^hours since use")
     search_w_importance: float = Field(0.0, ge=0, description="weight of importance / 10")
     search_history_boost: float = Field(
@@ -71,6 +77,12 @@ class Config(BaseSettings):
     )
     search_inherit: float = Field(
         0.9, ge=0, le=1, description="share of a replaced fact's score its successor inherits"
+    )
+    search_inherit_floor: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="the share inherited by a successor that does not match the question itself",
     )
     search_exact_max_facts: int = Field(
         20_000,

@@ -25,6 +25,7 @@ from hmem.extract.profile import Profile
 from hmem.graph import GraphStore
 from hmem.graph.embedding_model import check_model, pending, reembed
 from hmem.graph.search import FactSearch
+from hmem.graph.store import EpisodeDraft, session_episode_id
 from hmem.ingest import AddResult, Ingestor, Job, JobQueue
 from hmem.ingest.ingestor import MessagesIn
 from hmem.ingest.pipeline import Pipeline
@@ -148,10 +149,13 @@ class Memory:
                 dense=self.config.search_w_dense,
                 lexical=self.config.search_w_lexical,
                 entity=self.config.search_w_entity,
+                session=self.config.search_w_session,
+                adjacent=self.config.search_w_adjacent,
                 recency=self.config.search_w_recency,
                 importance=self.config.search_w_importance,
                 history_boost=self.config.search_history_boost,
                 inherit=self.config.search_inherit,
+                inherit_floor=min(self.config.search_inherit_floor, self.config.search_inherit),
             ),
             embedder=self.embedder,
         )
@@ -338,13 +342,33 @@ class Memory:
         return self._write_drafts("remember", [draft], user_id, observed_at, accepted_at)
 
     def remember_many(
-        self, drafts: Sequence[FactDraft], *, user_id: str, observed_at: datetime | None = None
+        self,
+        drafts: Sequence[FactDraft],
+        *,
+        user_id: str,
+        observed_at: datetime | None = None,
+        session_id: str | None = None,
     ) -> WriteResult:
-        """Write several facts in one transaction; missing vectors are embedded in one batch."""
+        """Write several facts in one transaction; missing vectors are embedded in one batch.
+
+        ``session_id`` names the conversation the facts came from: they are linked
+        (``FROM``) to its episode, with each draft's ``turn`` on the link, so recall can
+        score the session as a group and bring the turns next to a hit. Calls with the
+        same ``session_id`` join the same episode."""
         accepted_at = datetime.now(UTC)
         for draft in drafts:
             require_allowed(draft.text)
-        return self._write_drafts("remember_many", drafts, user_id, observed_at, accepted_at)
+        episode = None
+        if session_id is not None:
+            episode = EpisodeDraft(
+                text="",
+                observed_at=observed_at or accepted_at,
+                session_id=session_id,
+                id=session_episode_id(session_id),
+            )
+        return self._write_drafts(
+            "remember_many", drafts, user_id, observed_at, accepted_at, episode=episode
+        )
 
     def _write_drafts(
         self,
@@ -353,6 +377,8 @@ class Memory:
         user_id: str,
         observed_at: datetime | None,
         accepted_at: datetime,
+        *,
+        episode: EpisodeDraft | None = None,
     ) -> WriteResult:
         """Entities for drafts that name none, vectors for drafts without one (one
         batch), then one transaction; traced as one span (ids and counts only)."""
@@ -370,7 +396,7 @@ class Memory:
                     filled[i] = drafts[i].model_copy(update={"embedding": vector})
                 drafts = filled
             result = self.store.write(
-                user_id, drafts, observed_at=observed_at, accepted_at=accepted_at
+                user_id, drafts, observed_at=observed_at, accepted_at=accepted_at, episode=episode
             )
             span.set(**{f"hmem__{k}": v for k, v in result.counts().items()})
             return result

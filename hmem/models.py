@@ -173,6 +173,11 @@ class FactDraft(_Model):
     embedding: list[float] | None = None
     source: Annotated[str, Field(max_length=200)] = "direct"
     id: NewFactId | None = Field(None, description="caller-chosen id (idempotent imports)")
+    turn: Annotated[int, Field(ge=0)] | None = Field(
+        None,
+        description="position in its session (remember_many's session_id): consecutive "
+        "turns are neighbours in recall",
+    )
 
     @field_validator("embedding")
     @classmethod

@@ -52,6 +52,7 @@ class Item:
     entities: tuple[str, ...]
     session: int
     source: str
+    turn: int | None = None  # position of a raw turn in its session
 
     @property
     def tokens(self) -> int:
@@ -131,7 +132,7 @@ def build_items(conv: Conversation, setting: str) -> list[Item]:
                 )
             )
         if setting == "full":
-            for t in s.turns:
+            for position, t in enumerate(s.turns):
                 text = f"{t.speaker}: {t.text}"
                 names = list(dict.fromkeys([t.speaker, *_named(t.text, conv.speakers)]))
                 items.append(
@@ -143,6 +144,7 @@ def build_items(conv: Conversation, setting: str) -> list[Item]:
                         entities=tuple(names),
                         session=s.session_id,
                         source=t.dia_id,
+                        turn=position,
                     )
                 )
     return items
@@ -178,13 +180,16 @@ def ingest(
                 entities=[EntityRef(name=n, type="person") for n in item.entities],
                 embedding=[float(x) for x in vector],
                 source=item.source,
+                turn=item.turn,
             )
         )
     added = skipped = 0
     started = time.perf_counter()
     for session_id in sorted(by_session, key=lambda sid: dates[sid]):
         drafts = by_session[session_id]
-        result = memory.remember_many(drafts, user_id=user, observed_at=dates[session_id])
+        result = memory.remember_many(
+            drafts, user_id=user, observed_at=dates[session_id], session_id=f"session-{session_id}"
+        )
         added += len(result.added)
         skipped += result.skipped
         if tick is not None:
@@ -196,6 +201,24 @@ def ingest(
 # -- rankers ---------------------------------------------------------------------------
 
 BASELINES = ("bm25", "dense", "hybrid-numpy")
+
+# Each technique of the read path switched off alone (weights of hmem.recall.ScoreWeights
+# set to 0 or back to the seeds' fusion), for the ablation table.
+ABLATIONS: dict[str, dict[str, float]] = {
+    "without the session group": {"session": 0.0},
+    "without adjacent turns": {"adjacent": 0.0},
+    "without the graph step": {"session": 0.0, "adjacent": 0.0},
+    "without lexical": {"lexical": 0.0},
+    "without entity": {"entity": 0.0},
+    "fusion 0.8/0.1/0.1 (the seeds')": {"dense": 0.8, "lexical": 0.1, "entity": 0.1},
+    "before: 0.8/0.1/0.1, no graph step": {
+        "dense": 0.8,
+        "lexical": 0.1,
+        "entity": 0.1,
+        "session": 0.0,
+        "adjacent": 0.0,
+    },
+}
 
 
 def _entity_scores(corpus: LocomoCorpus, question: str) -> npt.NDArray[np.float64]:

@@ -78,6 +78,30 @@ def _locomo_tables(locomo: dict[str, Any]) -> list[str]:
     return out
 
 
+def _ablation_tables(locomo: dict[str, Any]) -> list[str]:
+    """Each technique off alone against hmem with all on, per setting and category."""
+    out = []
+    for setting, variants in (locomo.get("ablation") or {}).items():
+        systems = locomo["settings"][setting]
+        if "hmem" not in systems or not variants:
+            continue
+        label = "facts only" if setting == "facts" else "facts + raw turns"
+        out.append(f"### Ablation, {label}\n")
+        rows = []
+        for name, s in {"hmem, all on": systems["hmem"], **variants}.items():
+            cuts = s["cuts"]
+            for cat in ("all", "1", "2", "3", "4"):
+                if cat not in cuts["k10"]:
+                    continue
+                what = "all" if cat == "all" else f"{cat} {CATEGORY_NAMES[int(cat)]}"
+                rows.append(
+                    [name if cat == "all" else "", what]
+                    + [_f(cuts[f"k{k}"][cat]["recall"]) for k in KS]
+                )
+        out.append(_table(["variant", "category"] + [f"R@{k}" for k in KS], rows) + "\n")
+    return out
+
+
 def _plots(results: dict[str, Any], out: Path) -> list[str]:
     import matplotlib
 
@@ -182,6 +206,7 @@ def write_report(results: dict[str, Any], out: Path, *, plots: bool = True) -> P
             "cosine, RRF) over the same facts and vectors in the same Neo4j.\n"
         )
         md += _locomo_tables(lo)
+        md += _ablation_tables(lo)
         if lo.get("notes"):
             md += [f"- {n}" for n in lo["notes"]] + [""]
     if "beam" in results:

@@ -7,6 +7,7 @@ the database is touched. Embeddings are cached under ``.hmem/bench-cache/``.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import logging
 import os
@@ -56,6 +57,28 @@ def _bar(total: int, desc: str) -> Any:
     from tqdm import tqdm
 
     return tqdm(total=total, desc=desc, unit="it", dynamic_ncols=True, file=sys.stderr, leave=True)
+
+
+def _ablation(
+    memory: Any, cs: list[locomo_bench.LocomoCorpus], questions: int, setting: str
+) -> dict[str, Any]:
+    """hmem again with each technique off alone (``locomo_bench.ABLATIONS``)."""
+    weights = memory.recall.weights
+    out: dict[str, Any] = {}
+    try:
+        for name, change in locomo_bench.ABLATIONS.items():
+            memory.recall.weights = dataclasses.replace(weights, **change)
+            bar = _bar(questions, f"ablation ({setting}): {name}")
+            ranked = []
+            for corpus in cs:
+                for r in locomo_bench.search_hmem(memory, corpus):
+                    ranked.append(r)
+                    bar.update(1)
+            bar.close()
+            out[name] = _scores(ranked)
+    finally:
+        memory.recall.weights = weights
+    return out
 
 
 def _scores(ranked: list[Ranked]) -> dict[str, Any]:
@@ -174,6 +197,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
                 "users' concurrent writes; 384-d float32 vectors alone are 1,536 bytes."
             )
             settings_out: dict[str, dict[str, Any]] = {}
+            ablation: dict[str, dict[str, Any]] = {}
             hmem_by_corpus: dict[str, list[list[Ranked]]] = {}
             questions = sum(len(c.questions) for c in corpora["facts"])
             for setting, cs in corpora.items():
@@ -190,6 +214,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
                         ranked += mine
                     bar.close()
                     systems["hmem"] = _scores(ranked)
+                    ablation[setting] = _ablation(memory, cs, questions, setting)
                 for method in locomo_bench.BASELINES:
                     systems[method] = _scores(
                         [r for c in cs for r in locomo_bench.rank_baseline(c, method)]
@@ -200,6 +225,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
                 "conversations": len(conversations),
                 "questions": questions,
                 "settings": settings_out,
+                "ablation": ablation,
                 "ingest": ingest_rows,
                 "notes": [
                     "hybrid-numpy = 0.8 dense + 0.1 BM25 + 0.1 entity (the question names the "

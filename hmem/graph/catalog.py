@@ -5,9 +5,11 @@ statement uses. Loading refuses a file whose header and body disagree (aiosql's 
 and refuses a data statement that does not take ``$user_id``: the user boundary is a
 property of the catalog, not of each caller's memory. Values are always parameters;
 nothing in this package builds Cypher from strings. A file may hold a second, native
-text for servers with hmem's procedure (``//native`` lines, see ``_variants``), and
-Cypher 25 lines for Neo4j 2026.x (``//cypher25 begin`` .. ``//cypher25 end``: those
-texts start with ``CYPHER 25``).
+text for servers with hmem's procedure (``//native`` lines, see ``_variants``), Cypher
+25 lines for Neo4j 2026.x (``//cypher25 begin`` .. ``//cypher25 end``: those texts
+start with ``CYPHER 25``), and ``//include NAME`` lines, replaced by the fragment
+``_NAME.cypher`` (Cypher written once, such as the temporal filter, used by several
+statements; see ``_included``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ _PLAIN_BEGIN = "//plain begin"
 _PLAIN_END = "//plain end"
 _C25_BEGIN = "//cypher25 begin"
 _C25_END = "//cypher25 end"
+_INCLUDE = re.compile(r"^[ \t]*//include[ \t]+([a-z_]+)[ \t]*$", re.MULTILINE)
 # Statements that manage the schema or span tenants by design (erasure receipts).
 _UNSCOPED_PREFIXES = ("schema_", "admin_")
 
@@ -147,6 +150,27 @@ def _variants(text: str, *, cypher25: bool = False) -> tuple[str, str | None]:
     return "\n".join(plain), ("\n".join(native) if has_native else None)
 
 
+def _fragment(name: str) -> str:
+    folder = resources.files("hmem.graph").joinpath("cypher")
+    entry = folder.joinpath(f"_{name}.cypher")
+    if not entry.is_file():
+        raise CatalogError(f"//include {name}: no fragment _{name}.cypher")
+    lines = entry.read_text(encoding="utf-8").splitlines()
+    return "\n".join(line for line in lines if not line.lstrip().startswith("//"))
+
+
+def _included(text: str) -> str:
+    """``text`` with each ``//include NAME`` line replaced by the fragment's Cypher (its
+    comment lines dropped), indented like the include line. Fragments are files of this
+    package, never input; their ``$names`` count as the including statement's own."""
+
+    def expand(match: re.Match[str]) -> str:
+        indent = match.group(0)[: len(match.group(0)) - len(match.group(0).lstrip())]
+        return "\n".join(indent + line for line in _fragment(match.group(1)).splitlines())
+
+    return _INCLUDE.sub(expand, text)
+
+
 def _body(text: str) -> tuple[str, frozenset[str]]:
     body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
     return body.strip(), frozenset(_PARAM.findall(_STRING.sub("''", body)))
@@ -158,7 +182,7 @@ def parse(name: str, text: str) -> Statement:
         raise CatalogError(f"{name}.cypher has no '// params:' header")
     declared = frozenset(p.strip() for p in header.group(1).split(",") if p.strip())
     try:
-        plain, native = _variants(text)
+        plain, native = _variants(_included(text))
     except CatalogError as exc:
         raise CatalogError(f"{name}.cypher: {exc}") from None
     body, used = _body(plain)
@@ -173,7 +197,7 @@ def parse(name: str, text: str) -> Statement:
     native_body = _checked(name, "//native", native, declared, subset=has_c25)
     c25_body = c25_native = None
     if has_c25:
-        c25_plain, c25_nat = _variants(text, cypher25=True)
+        c25_plain, c25_nat = _variants(_included(text), cypher25=True)
         c25_body = "CYPHER 25 " + _checked(name, "//cypher25", c25_plain, declared)
         c25_n = _checked(name, "//cypher25 //native", c25_nat, declared)
         c25_native = None if c25_n is None else "CYPHER 25 " + c25_n
@@ -217,7 +241,7 @@ def load() -> Mapping[str, Statement]:
     folder = resources.files("hmem.graph").joinpath("cypher")
     found: dict[str, Statement] = {}
     for entry in folder.iterdir():
-        if entry.name.endswith(".cypher"):
+        if entry.name.endswith(".cypher") and not entry.name.startswith("_"):
             name = entry.name.removesuffix(".cypher")
             found[name] = parse(name, entry.read_text(encoding="utf-8"))
     return found

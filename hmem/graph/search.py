@@ -60,7 +60,7 @@ TemporalMode = Literal["current", "history", "asof", "asof_history"]
 @dataclass(frozen=True, slots=True)
 class Candidate:
     id: str
-    source: Literal["dense", "lexical", "entity"]
+    source: Literal["dense", "lexical", "entity", "session", "adjacent"]
     score: float
 
 
@@ -388,9 +388,10 @@ class FactSearch:
         entity_grams: Sequence[str],
         mode: TemporalMode,
         now: datetime,
-        weights: tuple[float, float, float],
+        weights: Sequence[float],
         keep: int,
         terms: Sequence[tuple[str, str | None]] = (),
+        seeds: int = 10,
         as_of: datetime | None = None,
         as_of_event: datetime | None = None,
         k_dense: int = 60,
@@ -401,11 +402,13 @@ class FactSearch:
     ) -> Retrieved:
         """``candidates`` and ``expand`` of the best ``keep`` in ONE round trip
         (``search_recall.cypher``): the server ranks candidates by the first-pass hybrid
-        score with ``weights`` = (dense, lexical, entity), exactly as
-        ``hmem.recall.scoring`` does, and expands the best. ``terms`` (the question's
-        words and stem prefixes) select the per-user lexical scan for users up to
-        ``lexical_scan_max_facts`` (a first-time user too); ``lucene`` is the global
-        fulltext query for bigger ones. Two trips only when the index
+        score with ``weights`` = (dense, lexical, entity, session, adjacent), exactly as
+        ``hmem.recall.scoring`` does, and expands the best. The graph step: the best
+        ``seeds`` candidates of the first pass bring the facts of their episodes
+        (session) and the turns next to them (adjacent), see search_recall.cypher.
+        ``terms`` (the question's words and stem prefixes) select the per-user lexical
+        scan for users up to ``lexical_scan_max_facts`` (a first-time user too);
+        ``lucene`` is the global fulltext query for bigger ones. Two trips only when the index
         strategy finds fewer than ``k_dense`` of the user's facts (then the exact scan
         answers, as in ``candidates``)."""
         user_id = check_user_id(user_id)
@@ -414,7 +417,11 @@ class FactSearch:
             user_id, vector, lucene, entity_grams, mode, now, as_of, as_of_event,
             k_dense, k_lexical, k_entity, fetch_lexical,
         )  # fmt: skip
-        base.update(w_dense=weights[0], w_lexical=weights[1], w_entity=weights[2], keep=keep)
+        w_dense, w_lexical, w_entity, w_session, w_adjacent = weights
+        base.update(
+            w_dense=w_dense, w_lexical=w_lexical, w_entity=w_entity, w_session=w_session,
+            w_adjacent=w_adjacent, keep=keep, seeds=seeds if w_session or w_adjacent else 0,
+        )  # fmt: skip
         known = self._cached_size(user_id)
         scan = bool(terms) and (known is None or known <= self.lexical_scan_max_facts)
         base["lexical"] = "scan" if scan else "index"

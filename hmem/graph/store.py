@@ -8,6 +8,7 @@ Nothing here deletes on a model's word: supersession closes, erasure is separate
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -81,6 +82,12 @@ class EpisodeDraft:
     session_id: str | None = None
     redactions: tuple[str, ...] = ()
     id: str | None = None
+
+
+def session_episode_id(session_id: str) -> str:
+    """The episode of a conversation written in several calls (``remember_many`` with a
+    ``session_id``): the same id for the same session, whatever its text."""
+    return "session-" + hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:32]
 
 
 class GraphStore(UserData, ImportData):
@@ -236,6 +243,7 @@ class GraphStore(UserData, ImportData):
         ]
         added = [r["id"] for r in fresh]
         episodes = []
+        turns = {r["id"]: r["draft"].turn for r in fresh}
         if episode is not None:
             episodes.append(
                 {
@@ -244,7 +252,7 @@ class GraphStore(UserData, ImportData):
                     "observed_at": episode.observed_at,
                     "text": episode.text,
                     "redactions": list(episode.redactions),
-                    "fact_ids": added + merges,
+                    "links": [{"id": fid, "turn": turns.get(fid)} for fid in added + merges],
                 }
             )
         audit = (

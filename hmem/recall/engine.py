@@ -13,7 +13,8 @@ that replaced it) + history_boost``. So "where did Maya live before?" puts the c
 London fact first, carrying its pointer to Paris.
 
 The current rule (the default): closed facts are candidates too, but only to hand their
-score to the current fact that replaced them (one hop, damped by ``inherit`` = 0.9):
+score to the current fact that replaced them (one hop, damped: 0.6 to 0.9 of it, more the
+better the successor matches the question itself, see ``ScoreWeights.handed``):
 "where does Maya live?" matches "Maya lives in London" best, so Paris, which replaced
 it, ranks with (most of) that score, and
 London appears only in Paris's ``predecessors``.
@@ -177,7 +178,7 @@ class Recall:
             entity_grams=analysis.grams,
             mode=graph_mode,
             now=now,
-            weights=(weights.dense, weights.lexical, weights.entity),
+            weights=weights.graph(),
             keep=keep_at_most,
             terms=analysis.terms,
             as_of=as_of,
@@ -374,8 +375,10 @@ class Recall:
         """Current mode (and as_of, at that moment): a replaced fact that matches the
         question makes the fact that replaced it match ("where does Maya live?" ≈ "Maya
         lives in London" → Paris).
-        The successor scores max(own, inherit × replaced one's): the factor (0.9) keeps a
-        short, generic old fact from lifting its successor over a direct match.
+        The successor scores max(own, handed), where the share handed on grows with the
+        successor's own match (``ScoreWeights.handed``): a successor that only ends the
+        old situation ("Maya cancelled her gym membership") inherits less than one that
+        states the new one, so it does not outrank a newer fact that answers better.
         Replaced facts are not hits."""
         for fid in [f for f, h in hits.items() if not in_view(by_id[f].fact)]:
             old = hits.pop(fid)
@@ -398,7 +401,7 @@ class Recall:
                         else [HistoryStep(fact=old.fact, link=step.link)],
                         successors=entry.newer if entry else [],
                     )
-                handed = weights.inherit * old.score
+                handed = weights.handed(old.score, held.score)
                 if handed > held.score:
                     parts = dict(held.parts)
                     parts["inherited"] = parts.get("inherited", 0.0) + handed - held.score

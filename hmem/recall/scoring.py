@@ -7,9 +7,13 @@
   (``complete_entities``), not from the server's entity list, which is cut at
   ``k_entity`` with ties broken by recency (a bonus for being new, not a match),
 - recency: 0.995 ** hours since the fact was last used (or learned),
-- importance: importance / 10.
+- importance: importance / 10,
+- session: the best first-pass score (dense + lexical + entity, weighted) among the
+  seeds of the fact's episode: a group scored by its best member, never by a mean,
+- adjacent: the first-pass score of a seed one turn away in the same episode.
 
-Weights come from ``Config`` (0.8 / 0.1 / 0.1, recency and importance 0). Without an
+Weights come from ``Config`` (0.6 / 0.3 / 0.1, session 0.4, adjacent 0.3, recency and
+importance 0; tuned on LoCoMo's dev split, see docs/retrieval.md). Without an
 embedder the dense weight is dropped and the others are rescaled to sum to what they
 summed to with it, so scores stay comparable in scale.
 """
@@ -17,7 +21,7 @@ summed to with it, so scores stay comparable in scale.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from hmem.models import Fact, canonical_name
@@ -33,40 +37,45 @@ __all__ = [
 RECENCY_BASE = 0.995
 
 
+GRAPH_SOURCES = ("session", "adjacent")
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreWeights:
-    dense: float = 0.8
-    lexical: float = 0.1
+    dense: float = 0.6
+    lexical: float = 0.3
     entity: float = 0.1
     recency: float = 0.0
     importance: float = 0.0
     history_boost: float = 0.05
     inherit: float = 0.9  # share of a replaced fact's score its successor can inherit
+    inherit_floor: float = 0.6  # the share when the successor matches nothing itself
+    # The graph step: a share of the best first-pass score of the fact's episode
+    # (session), and of a turn next to it (adjacent). See search_recall.cypher.
+    session: float = 0.4
+    adjacent: float = 0.3
+
+    def handed(self, replaced: float, own: float) -> float:
+        """What a successor inherits from the replaced fact's score: between
+        ``inherit_floor`` and ``inherit`` of it, by how close the successor's own score
+        comes to the replaced one's (own / replaced, capped at 1)."""
+        if replaced <= 0:
+            return 0.0
+        match = min(1.0, max(0.0, own / replaced))
+        return replaced * (self.inherit_floor + (self.inherit - self.inherit_floor) * match)
+
+    def graph(self) -> tuple[float, float, float, float, float]:
+        """(dense, lexical, entity, session, adjacent): what the server scores with."""
+        return (self.dense, self.lexical, self.entity, self.session, self.adjacent)
 
     def without_dense(self) -> ScoreWeights:
         """Lexical + entity only, rescaled to keep the relevance weights' total."""
         rest = self.lexical + self.entity
         total = self.dense + rest
         if rest <= 0:
-            return ScoreWeights(
-                0.0,
-                total / 2,
-                total / 2,
-                self.recency,
-                self.importance,
-                self.history_boost,
-                self.inherit,
-            )
+            return replace(self, dense=0.0, lexical=total / 2, entity=total / 2)
         scale = total / rest
-        return ScoreWeights(
-            0.0,
-            self.lexical * scale,
-            self.entity * scale,
-            self.recency,
-            self.importance,
-            self.history_boost,
-            self.inherit,
-        )
+        return replace(self, dense=0.0, lexical=self.lexical * scale, entity=self.entity * scale)
 
 
 def base_scores(
@@ -80,6 +89,7 @@ def base_scores(
     the expanded facts' entities exactly for the final score."""
     raw: dict[str, dict[str, float]] = {}
     best = {"lexical": 0.0, "entity": 0.0}
+    # session / adjacent come from the server's graph step as first-pass scores (0-1)
     rows = list(rows)
     for _, source, score in rows:
         if source in best:
@@ -88,9 +98,11 @@ def base_scores(
         signals = raw.setdefault(fact_id, {"dense": 0.0, "lexical": 0.0, "entity": 0.0})
         if source == "dense":
             value = min(1.0, max(0.0, 2.0 * score - 1.0))
+        elif source in GRAPH_SOURCES:
+            value = score
         else:
             value = score / best[source] if best[source] > 0 else 0.0
-        signals[source] = max(signals[source], value)
+        signals[source] = max(signals.get(source, 0.0), value)
     return raw
 
 
@@ -144,6 +156,9 @@ def weighted(
         "lexical": weights.lexical * raw.get("lexical", 0.0),
         "entity": weights.entity * raw.get("entity", 0.0),
     }
+    for source in GRAPH_SOURCES:
+        if raw.get(source):
+            parts[source] = getattr(weights, source) * raw[source]
     if fact is not None and weights.recency:
         raw["recency"] = recency(fact, now)
         parts["recency"] = weights.recency * raw["recency"]

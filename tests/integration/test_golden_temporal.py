@@ -134,6 +134,40 @@ def write_story(mem: Memory, user: str) -> dict[str, str]:
         observed_at=at(2025, 6, 1),
         entities=["Maya"],
     )
+    # Successors that only end the old situation, and newer facts that answer better:
+    # the inheritance must not lift the first over the second.
+    one("gym", "Maya works out at the FitCity gym every morning.", entities=["Maya", "FitCity"])
+    one(
+        "gymquit",
+        "Maya cancelled her FitCity membership in April 2026.",
+        observed_at=at(2026, 4, 2),
+        valid_from=at(2026, 4, 1),
+        entities=["Maya", "FitCity"],
+        supersedes=["gym"],
+    )
+    one(
+        "climbing",
+        "Maya now works out by bouldering at a climbing hall three evenings a week.",
+        observed_at=at(2026, 5, 3),
+        valid_from=at(2026, 5, 1),
+        entities=["Maya"],
+    )
+    one("leo", "Maya is dating Leo, a photographer.", entities=["Maya", "Leo"])
+    one(
+        "breakup",
+        "Maya and Leo broke up in February 2026.",
+        observed_at=at(2026, 2, 20),
+        valid_from=at(2026, 2, 14),
+        entities=["Maya", "Leo"],
+        supersedes=["leo"],
+    )
+    one(
+        "sam",
+        "Maya has been dating Sam, a nurse, since May 2026.",
+        observed_at=at(2026, 5, 22),
+        valid_from=at(2026, 5, 10),
+        entities=["Maya", "Sam"],
+    )
     return ids
 
 
@@ -198,6 +232,11 @@ GOLDEN = [
     Q("What car does Maya drive?", "bike", absent=("car",)),
     Q("What car did Maya drive before?", "car", kind="history"),
     Q("What car does Maya drive?", "car", absent=("bike",), as_of_event=at(2026, 1, 1)),
+    # inheritance: a successor that only ends the old situation stays below the new one
+    Q("How does Maya work out?", "climbing", absent=("gym",)),
+    Q("Who is Maya dating?", "sam", absent=("leo",)),
+    Q("Who was Maya dating before?", "leo", within=2, kind="history"),
+    Q("Who is Maya dating?", "leo", absent=("sam", "breakup"), as_of_event=at(2026, 1, 1)),
     # steady facts
     Q("How does Maya take her coffee?", "coffee"),
     Q("Is Maya learning a language?", "french"),

@@ -249,7 +249,7 @@ def test_one_trip_expands_exactly_what_python_scoring_chooses(emem: Memory, user
     for keep in (1, 3, len(first)):
         got = backend.retrieve(
             user_id,
-            weights=(weights.dense, weights.lexical, weights.entity),
+            weights=weights.graph(),
             keep=keep,
             **common,  # type: ignore[arg-type]
         )
@@ -284,7 +284,7 @@ def test_per_user_lexical_scan_finds_what_the_fulltext_index_finds(
         "entity_grams": [],
         "mode": "history",
         "now": NOW,
-        "weights": (0.0, 1.0, 0.0),
+        "weights": (0.0, 1.0, 0.0, 0.0, 0.0),
         "keep": 50,
     }
     scan = backend.retrieve(user_id, terms=analysis.terms, **common)  # type: ignore[arg-type]

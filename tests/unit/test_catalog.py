@@ -16,7 +16,7 @@ LABELS = ("Fact", "Entity", "Episode", "User", "AuditEvent", "Profile")
 
 def test_every_statement_loads() -> None:
     statements = catalog.load()
-    assert len(statements) == len(list(CYPHER_DIR.glob("*.cypher")))
+    assert len(statements) == len(list(CYPHER_DIR.glob("[!_]*.cypher")))
 
 
 def test_header_must_match_body() -> None:
@@ -139,3 +139,21 @@ def test_cypher25_lines_make_the_texts_for_2026() -> None:
         parse("search_x", text.replace("//cypher25 end\n", ""))
     with pytest.raises(CatalogError, match="//cypher25 text uses"):
         parse("search_x", text.replace("$cutoff <", "$other <"))
+
+
+def test_include_writes_a_fragment_once_for_every_statement() -> None:
+    """The temporal filter lives in _in_view.cypher; statements include it by name."""
+    stmt = parse(
+        "search_x",
+        "// params: user_id, mode, now, as_of, as_of_event\n"
+        "MATCH (f:Fact {user_id: $user_id})\n  WHERE\n  //include in_view\nRETURN f",
+    )
+    assert "$mode = 'current'" in stmt.text and "//include" not in stmt.text
+    assert stmt.params == {"user_id", "mode", "now", "as_of", "as_of_event"}
+    recall = catalog.statement("search_recall")
+    assert recall.text.count("$mode = 'current'") == 6  # five branches and the graph step
+    assert "_in_view" not in catalog.load()  # a fragment is not a statement
+    with pytest.raises(CatalogError, match=r"no fragment _nowhere\.cypher"):
+        parse("search_x", "// params: user_id\n//include nowhere\nRETURN $user_id")
+    with pytest.raises(CatalogError, match="header declares"):
+        parse("search_x", "// params: user_id\nMATCH (f) WHERE\n//include in_view\nRETURN f")

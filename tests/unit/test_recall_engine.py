@@ -28,7 +28,7 @@ class FakeSearch(FactSearch):
         self.calls.append(kw)
         rows = [
             Candidate("london", "dense", 0.9),
-            Candidate("veg", "dense", 0.85),
+            Candidate("veg", "dense", 0.8),
             Candidate("paris", "dense", 0.8),
         ]
         if kw["mode"] == "asof":
@@ -67,7 +67,9 @@ def test_current_question_ranks_the_successor_with_the_replaced_facts_relevance(
     assert ids == ["paris", "veg"]  # ...but only hand their score on
     paris = result.hits[0]
     assert paris.promoted_by == "london"
-    assert paris.score == pytest.approx(0.9 * 0.8 * 0.8)  # 0.9 of London's 0.8 × 0.8
+    # London 0.6 × 0.8 = 0.48, Paris's own 0.6 × 0.6 = 0.36: it matches 0.75 of London,
+    # so it inherits 0.6 + 0.3 × 0.75 = 0.825 of London's score.
+    assert paris.score == pytest.approx(0.48 * (0.6 + 0.3 * 0.75))
     assert paris.parts["inherited"] > 0
     assert [p.fact.id for p in paris.predecessors] == ["london"]
     assert "before: Maya lives in London" in result.context

@@ -102,8 +102,29 @@ def test_weights_default_and_parts_add_up() -> None:
     score, parts, _ = weighted(
         {"dense": 0.5, "lexical": 1.0, "entity": 1.0}, ScoreWeights(), None, NOW
     )
-    assert parts == {"dense": 0.4, "lexical": 0.1, "entity": 0.1}
+    assert parts == pytest.approx({"dense": 0.3, "lexical": 0.3, "entity": 0.1})
     assert score == pytest.approx(sum(parts.values()))
+
+
+def test_graph_signals_are_first_pass_scores_weighted_as_given() -> None:
+    rows = [("a", "dense", 0.9), ("b", "session", 0.42), ("b", "adjacent", 0.3)]
+    raw = base_scores(rows)
+    assert raw["b"]["session"] == 0.42 and raw["b"]["adjacent"] == 0.3  # not normalised
+    w = ScoreWeights(session=0.5, adjacent=0.25)
+    score, parts, _ = weighted(raw["b"], w, None, NOW)
+    assert parts["session"] == pytest.approx(0.21) and parts["adjacent"] == pytest.approx(0.075)
+    assert score == pytest.approx(0.285)
+    assert "session" not in weighted(raw["a"], w, None, NOW)[1]  # no part without a signal
+    assert ScoreWeights().graph() == (0.6, 0.3, 0.1, 0.4, 0.3)
+
+
+def test_a_successor_inherits_more_the_better_it_matches_itself() -> None:
+    w = ScoreWeights()
+    assert w.handed(0.8, 0.0) == pytest.approx(0.8 * 0.6)  # only ends the old situation
+    assert w.handed(0.8, 0.4) == pytest.approx(0.8 * 0.75)
+    assert w.handed(0.8, 0.8) == pytest.approx(0.8 * 0.9)  # states the new one as well
+    assert w.handed(0.8, 2.0) == pytest.approx(0.8 * 0.9)
+    assert w.handed(0.0, 0.5) == 0.0
 
 
 def test_without_dense_keeps_the_scale() -> None:

@@ -1,4 +1,4 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, lexical, lex_terms, entities, k_entity, w_dense, w_lexical, w_entity, keep
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, lexical, lex_terms, entities, k_entity, w_dense, w_lexical, w_entity, w_session, w_adjacent, seeds, keep
 // The whole read path's database side in ONE round trip: the candidates of
 // search_candidates.cypher (same branches, same raw scores), the first-pass hybrid score
 // of hmem.recall.scoring (dense (2s - 1) clipped to 0..1, lexical and entity divided by
@@ -28,14 +28,8 @@ CALL () {
   WITH 1 AS go WHERE $dense = 'exact'
   MATCH (f:Fact {user_id: $user_id})
   WHERE f.embedding IS NOT NULL
-    AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
-      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
-      OR ($mode = 'asof_history'
-          AND ($as_of IS NULL OR f.known_from <= $as_of)
-          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
-      OR ($mode = 'asof'
-          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
-          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+    AND
+    //include in_view
   // The same top $k_dense: one call of hmem's procedure, or plain Cypher without it.
   //native WITH collect(f) AS fs
   //native CALL hmem.vector.topk(fs, ['embedding_f32le', 'embedding'], $vector, $k_dense)
@@ -51,14 +45,8 @@ CALL () {
   CALL db.index.vector.queryNodes('fact_embedding', $fetch_dense, $vector) YIELD node, score
   WITH node AS f, score
   WHERE f.user_id = $user_id
-    AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
-      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
-      OR ($mode = 'asof_history'
-          AND ($as_of IS NULL OR f.known_from <= $as_of)
-          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
-      OR ($mode = 'asof'
-          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
-          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+    AND
+    //include in_view
   WITH f, score
   ORDER BY score DESC, f.id
   LIMIT $k_dense
@@ -73,14 +61,8 @@ CALL () {
   MATCH (f:Fact {user_id: $user_id})
     SEARCH f IN (VECTOR INDEX fact_embedding FOR $vector WHERE f.user_id = $user_id LIMIT $fetch_search) SCORE AS score
   WITH f, score
-  WHERE (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
-      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
-      OR ($mode = 'asof_history'
-          AND ($as_of IS NULL OR f.known_from <= $as_of)
-          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
-      OR ($mode = 'asof'
-          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
-          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+  WHERE
+  //include in_view
   WITH f, score
   ORDER BY score DESC, f.id
   LIMIT $k_dense
@@ -91,14 +73,8 @@ CALL () {
   CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $fetch_lexical}) YIELD node, score
   WITH node AS f, score
   WHERE f.user_id = $user_id
-    AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
-      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
-      OR ($mode = 'asof_history'
-          AND ($as_of IS NULL OR f.known_from <= $as_of)
-          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
-      OR ($mode = 'asof'
-          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
-          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+    AND
+    //include in_view
   WITH f, score
   ORDER BY score DESC, f.id
   LIMIT $k_lexical
@@ -121,14 +97,8 @@ CALL () {
          s + CASE WHEN d.exact[i] THEN idf[i] * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * d.dl / avgdl)) ELSE 0.0 END
            + CASE WHEN d.prefix[i] THEN 1.0 ELSE 0.0 END) AS score
   WHERE score > 0.0
-    AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
-      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
-      OR ($mode = 'asof_history'
-          AND ($as_of IS NULL OR f.known_from <= $as_of)
-          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
-      OR ($mode = 'asof'
-          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
-          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+    AND
+    //include in_view
   WITH f, score
   ORDER BY score DESC, f.id
   LIMIT $k_lexical
@@ -138,14 +108,8 @@ CALL () {
   MATCH (e:Entity {user_id: $user_id})
   WHERE e.canonical IN $entities OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) IN $entities)
   MATCH (f:Fact {user_id: $user_id})-[:MENTIONS]->(e)
-  WHERE (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
-      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
-      OR ($mode = 'asof_history'
-          AND ($as_of IS NULL OR f.known_from <= $as_of)
-          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
-      OR ($mode = 'asof'
-          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
-          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+  WHERE
+  //include in_view
   WITH f, count(DISTINCT e) AS matched
   ORDER BY matched DESC, f.known_from DESC, f.id
   LIMIT $k_entity
@@ -155,10 +119,11 @@ CALL () {
   RETURN null AS id, 'size' AS source, toFloat(count(f)) AS score
 }
 WITH collect([id, source, score]) AS cand
-WITH cand, [r IN cand | [coalesce(r[0].id, ''), r[1], r[2]]] AS rows
-WITH cand, rows,
-     reduce(m = 0.0, r IN rows | CASE WHEN r[1] = 'lexical' AND r[2] > m THEN r[2] ELSE m END) AS best_lexical,
-     reduce(m = 0.0, r IN rows | CASE WHEN r[1] = 'entity' AND r[2] > m THEN r[2] ELSE m END) AS best_entity
+WITH cand,
+     reduce(m = 0.0, r IN cand | CASE WHEN r[1] = 'lexical' AND r[2] > m THEN r[2] ELSE m END) AS best_lexical,
+     reduce(m = 0.0, r IN cand | CASE WHEN r[1] = 'entity' AND r[2] > m THEN r[2] ELSE m END) AS best_entity
+// The first pass: dense (2s - 1) clipped to 0..1, lexical and entity divided by the
+// best of this search, weighted; the best $seeds of it seed the graph step.
 CALL (cand, best_lexical, best_entity) {
   UNWIND [r IN cand WHERE r[1] <> 'size'] AS r
   WITH r[0] AS f,
@@ -170,6 +135,41 @@ CALL (cand, best_lexical, best_entity) {
        max(CASE WHEN r[1] = 'entity' AND best_entity > 0.0 THEN r[2] / best_entity ELSE 0.0 END) AS e
   WITH f, $w_dense * d + $w_lexical * l + $w_entity * e AS first
   ORDER BY first DESC, f.id
+  LIMIT $seeds
+  RETURN collect([f, first]) AS seeds
+}
+// The graph step: a seed's episode (the session it came from) is a group scored by its
+// best member: every fact of it in view gets 'session' = the best seed's first-pass
+// score there, and the turns next to a seed (FROM.turn one apart) get 'adjacent' = the
+// seed's. Facts brought in this way that were not candidates get their dense score here.
+CALL (seeds) {
+  UNWIND seeds AS s
+  WITH s[0] AS seed, s[1] AS first
+  MATCH (seed)-[a:FROM]->(:Episode {user_id: $user_id})<-[b:FROM]-(f:Fact {user_id: $user_id})
+  WHERE
+  //include in_view
+  WITH f, max(first) AS session,
+       max(CASE WHEN abs(a.turn - b.turn) = 1 THEN first ELSE 0.0 END) AS adjacent
+  RETURN collect([f, 'session', session]) + [m IN collect([f, 'adjacent', adjacent]) WHERE m[2] > 0.0]
+       + CASE WHEN size($vector) = 0 THEN [] ELSE [m IN collect([f, 'dense',
+           CASE WHEN f.embedding IS NULL OR size(f.embedding) <> size($vector) THEN null
+                ELSE vector.similarity.cosine(f.embedding, $vector) END]) WHERE m[2] IS NOT NULL] END AS mates
+}
+WITH cand + mates AS cand, best_lexical, best_entity
+WITH cand, best_lexical, best_entity, [r IN cand | [coalesce(r[0].id, ''), r[1], r[2]]] AS rows
+CALL (cand, best_lexical, best_entity) {
+  UNWIND [r IN cand WHERE r[1] <> 'size'] AS r
+  WITH r[0] AS f,
+       max(CASE WHEN r[1] <> 'dense' THEN 0.0
+                WHEN 2.0 * r[2] - 1.0 < 0.0 THEN 0.0
+                WHEN 2.0 * r[2] - 1.0 > 1.0 THEN 1.0
+                ELSE 2.0 * r[2] - 1.0 END) AS d,
+       max(CASE WHEN r[1] = 'lexical' AND best_lexical > 0.0 THEN r[2] / best_lexical ELSE 0.0 END) AS l,
+       max(CASE WHEN r[1] = 'entity' AND best_entity > 0.0 THEN r[2] / best_entity ELSE 0.0 END) AS e,
+       max(CASE WHEN r[1] = 'session' THEN r[2] ELSE 0.0 END) AS s,
+       max(CASE WHEN r[1] = 'adjacent' THEN r[2] ELSE 0.0 END) AS a
+  WITH f, $w_dense * d + $w_lexical * l + $w_entity * e + $w_session * s + $w_adjacent * a AS score
+  ORDER BY score DESC, f.id
   LIMIT $keep
   WITH f,
        [(f)-[:MENTIONS]->(e:Entity {user_id: $user_id}) | e.name] AS entities,

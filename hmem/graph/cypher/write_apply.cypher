@@ -75,9 +75,12 @@ CALL () {
     ON CREATE SET ep.session_id = x.session_id, ep.observed_at = x.observed_at,
                   ep.text = x.text, ep.redactions = x.redactions
   WITH ep, x
-  UNWIND x.fact_ids AS fid
-  MATCH (f:Fact {user_id: $user_id, id: fid})
-  MERGE (f)-[:FROM]->(ep)
+  UNWIND x.links AS link
+  MATCH (f:Fact {user_id: $user_id, id: link.id})
+  MERGE (f)-[r:FROM]->(ep)
+  // turn: the fact's position in the conversation (FactDraft.turn), so "the turn
+  // before / after" is one hop through the episode (search_recall.cypher)
+  SET r.turn = coalesce(link.turn, r.turn)
   RETURN count(*) AS sourced
 }
 CALL () {
