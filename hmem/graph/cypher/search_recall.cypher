@@ -35,6 +35,10 @@ CALL () {
   //native CALL hmem.vector.topk(fs, ['embedding_f32le', 'embedding'], $vector, $k_dense)
   //native   YIELD node AS f, score
   //plain begin
+  // A stored vector cosine cannot use (zeros, NaN, Infinity, overflow) is skipped, as
+  // the procedure does: vector.similarity.cosine would fail the whole statement.
+  WITH f, reduce(sq = 0.0, x IN f.embedding | sq + x * x) AS sq
+  WHERE sq > 0.0 AND sq < 1.0 / 0.0
   WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
   ORDER BY score DESC, f.id
   LIMIT $k_dense
@@ -153,6 +157,8 @@ CALL (seeds) {
   RETURN collect([f, 'session', session]) + [m IN collect([f, 'adjacent', adjacent]) WHERE m[2] > 0.0]
        + CASE WHEN size($vector) = 0 THEN [] ELSE [m IN collect([f, 'dense',
            CASE WHEN f.embedding IS NULL OR size(f.embedding) <> size($vector) THEN null
+                WHEN NOT reduce(sq = 0.0, x IN f.embedding | sq + x * x) > 0.0 THEN null
+                WHEN reduce(sq = 0.0, x IN f.embedding | sq + x * x) = 1.0 / 0.0 THEN null
                 ELSE vector.similarity.cosine(f.embedding, $vector) END]) WHERE m[2] IS NOT NULL] END AS mates
 }
 WITH cand + mates AS cand, best_lexical, best_entity
