@@ -61,14 +61,14 @@ def _rows(memory: Memory, user: str, question: str, **weights: float) -> Rows:
 
 def test_a_hit_brings_its_session_and_the_turns_next_to_it(memory: Memory, user_id: str) -> None:
     ids = _write(memory, user_id)
-    rows = _rows(memory, user_id, "Who flies to Lisbon?")
+    rows = _rows(memory, user_id, "Who will fly with Maya?")
     hit = rows[ids["t2"]]
     assert set(hit) == {"lexical", "session"} and hit["session"] == 1.0  # the best seed
     for neighbour in ("t1", "t3"):  # one turn away: the seed's first-pass score
         assert rows[ids[neighbour]] == {"session": 1.0, "adjacent": 1.0}
     assert rows[ids["t0"]] == {"session": 1.0}  # same session, two turns away
     assert ids["other"] not in rows  # another session: nothing
-    result = memory.search("Who flies to Lisbon?", user_id=user_id, now=NOW)
+    result = memory.search("Who will fly with Maya?", user_id=user_id, now=NOW)
     parts = {h.fact.id: h.parts for h in result.hits}
     assert result.hits[0].fact.id == ids["t2"]
     assert parts[ids["t1"]]["adjacent"] > 0 and parts[ids["t0"]]["session"] > 0
@@ -76,7 +76,7 @@ def test_a_hit_brings_its_session_and_the_turns_next_to_it(memory: Memory, user_
 
 def test_the_graph_step_is_off_with_zero_weights(memory: Memory, user_id: str) -> None:
     ids = _write(memory, user_id)
-    rows = _rows(memory, user_id, "Who flies to Lisbon?", session=0.0, adjacent=0.0)
+    rows = _rows(memory, user_id, "Who will fly with Maya?", session=0.0, adjacent=0.0)
     assert set(rows) == {ids["t2"]}
 
 
@@ -86,7 +86,7 @@ def test_the_graph_step_keeps_the_temporal_view_and_the_user(memory: Memory, use
     stranger = f"stranger-{uuid.uuid4().hex[:8]}"
     try:
         theirs = _write(memory, stranger)  # same session name, same texts
-        rows = _rows(memory, user_id, "Who flies to Lisbon?")
+        rows = _rows(memory, user_id, "Who will fly with Maya?")
         assert ids["t1"] not in rows and ids["t3"] in rows
         assert not set(theirs.values()) & set(rows)
     finally:

@@ -149,7 +149,10 @@ CALL (cand, best_lexical, best_entity) {
 CALL (seeds) {
   UNWIND seeds AS s
   WITH s[0] AS seed, s[1] AS first
-  MATCH (seed)-[a:FROM]->(:Episode {user_id: $user_id})<-[b:FROM]-(f:Fact {user_id: $user_id})
+  // Two MATCH clauses, not one pattern: the seed is a member of its own group (one
+  // pattern would never use the same FROM edge twice).
+  MATCH (seed)-[a:FROM]->(ep:Episode {user_id: $user_id})
+  MATCH (ep)<-[b:FROM]-(f:Fact {user_id: $user_id})
   WHERE
   //include in_view
   WITH f, max(first) AS session,
