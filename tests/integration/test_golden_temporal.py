@@ -136,7 +136,7 @@ def write_story(mem: Memory, user: str) -> dict[str, str]:
     )
     # Successors that only end the old situation, and newer facts that answer better:
     # the inheritance must not lift the first over the second.
-    one("gym", "Maya works out at the FitCity gym every morning.", entities=["Maya", "FitCity"])
+    one("gym", "Maya exercises at the FitCity gym every morning.", entities=["Maya", "FitCity"])
     one(
         "gymquit",
         "Maya cancelled her FitCity membership in April 2026.",
@@ -147,7 +147,7 @@ def write_story(mem: Memory, user: str) -> dict[str, str]:
     )
     one(
         "climbing",
-        "Maya now works out by bouldering at a climbing hall three evenings a week.",
+        "Maya now exercises by bouldering at a climbing hall three evenings a week.",
         observed_at=at(2026, 5, 3),
         valid_from=at(2026, 5, 1),
         entities=["Maya"],
@@ -233,7 +233,7 @@ GOLDEN = [
     Q("What car did Maya drive before?", "car", kind="history"),
     Q("What car does Maya drive?", "car", absent=("bike",), as_of_event=at(2026, 1, 1)),
     # inheritance: a successor that only ends the old situation stays below the new one
-    Q("How does Maya work out?", "climbing", absent=("gym",)),
+    Q("How does Maya exercise?", "climbing", absent=("gym",)),
     Q("Who is Maya dating?", "sam", absent=("leo",)),
     Q("Who was Maya dating before?", "leo", within=2, kind="history"),
     Q("Who is Maya dating?", "leo", absent=("sam", "breakup"), as_of_event=at(2026, 1, 1)),
