@@ -208,9 +208,6 @@ ABLATIONS: dict[str, dict[str, float]] = {
     "without the session group": {"session": 0.0},
     "without adjacent turns": {"adjacent": 0.0},
     "without the graph step": {"session": 0.0, "adjacent": 0.0},
-    "without lexical": {"lexical": 0.0},
-    "without entity": {"entity": 0.0},
-    "fusion 0.8/0.1/0.1 (the seeds')": {"dense": 0.8, "lexical": 0.1, "entity": 0.1},
     "before: 0.8/0.1/0.1, no graph step": {
         "dense": 0.8,
         "lexical": 0.1,
