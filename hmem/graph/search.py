@@ -258,8 +258,9 @@ class FactSearch:
         """A read as an auto-commit query: RUN and PULL in one network round trip, where
         ``execute_query``'s managed transaction adds BEGIN/COMMIT (a second round trip,
         ~4 ms measured on a loaded machine). Transient failures are retried twice, like
-        the managed path would. No bookmarks: a single Neo4j serves reads after the
-        writes it acknowledged (Community has no read replicas)."""
+        the managed path would. The session is chained to ``execute_query``'s bookmark
+        manager, like the store's writes: on a cluster a search routed to a follower
+        waits for this process's acknowledged writes; on one server it costs nothing."""
         stmt = catalog.statement(name)
         bound = stmt.bind(params)
         attempt = 0
@@ -267,7 +268,9 @@ class FactSearch:
             while True:
                 try:
                     with self._driver.session(
-                        database=self._database, default_access_mode=READ_ACCESS
+                        database=self._database,
+                        default_access_mode=READ_ACCESS,
+                        bookmark_manager=self._driver.execute_query_bookmark_manager,
                     ) as session:
 
                         def run(text: str) -> tuple[list[dict[str, Any]], Any]:
