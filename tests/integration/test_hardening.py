@@ -35,6 +35,7 @@ from hmem.cli import main
 from hmem.client import Client
 from hmem.errors import DateRangeError, ValidationError
 from hmem.graph.apikeys import KeyStore
+from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.integration.test_api_fixtures import fresh_tenant, live_server
 
 MAX_DATE = datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone(timedelta(hours=-14)))
@@ -72,10 +73,22 @@ def _fill(disk: Path) -> Path:
 
 
 def test_full_disk_under_the_queue_is_503_and_nothing_is_lost(
-    config: Config, driver: Driver, memory: Memory, tiny_disk: Path
+    config: Config,
+    driver: Driver,
+    memory: Memory,
+    tiny_disk: Path,
+    fake_openai: FakeOpenAIServer,
 ) -> None:
+    # A model is configured (sessions are accepted only then); no worker runs, so it is
+    # never called: the queue's disk is what this is about.
     settings = config.model_copy(
-        update={"queue_path": tiny_disk / "queue.sqlite3", "api_worker": False}
+        update={
+            "queue_path": tiny_disk / "queue.sqlite3",
+            "api_worker": False,
+            "llm_base_url": fake_openai.base_url,
+            "llm_api_key": FAKE_API_KEY,
+            "llm_model": "fake-chat",
+        }
     )
     with (
         fresh_tenant(driver, memory) as tenant,
