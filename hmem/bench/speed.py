@@ -92,6 +92,9 @@ def add_path(
                 "embed_base_url": fake.base_url,
                 "embed_api_key": fake.api_key,
                 "embed_model": "fake-embed",
+                # This user's vectors come from the fake on purpose, in a store whose
+                # other (LoCoMo) users were embedded with the local model.
+                "embed_model_check": False,
                 "queue_path": Path(tmp) / "queue.sqlite3",
             }
         )
