@@ -155,8 +155,7 @@ def _fragment(name: str) -> str:
     entry = folder.joinpath(f"_{name}.cypher")
     if not entry.is_file():
         raise CatalogError(f"//include {name}: no fragment _{name}.cypher")
-    lines = entry.read_text(encoding="utf-8").splitlines()
-    return "\n".join(line for line in lines if not line.lstrip().startswith("//"))
+    return _uncommented(entry.read_text(encoding="utf-8"))
 
 
 def _included(text: str) -> str:
@@ -171,8 +170,12 @@ def _included(text: str) -> str:
     return _INCLUDE.sub(expand, text)
 
 
+def _uncommented(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+
+
 def _body(text: str) -> tuple[str, frozenset[str]]:
-    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    body = _uncommented(text)
     return body.strip(), frozenset(_PARAM.findall(_STRING.sub("''", body)))
 
 
@@ -181,8 +184,9 @@ def parse(name: str, text: str) -> Statement:
     if header is None:
         raise CatalogError(f"{name}.cypher has no '// params:' header")
     declared = frozenset(p.strip() for p in header.group(1).split(",") if p.strip())
+    text = _included(text)  # once: both the plain and the Cypher 25 texts use it
     try:
-        plain, native = _variants(_included(text))
+        plain, native = _variants(text)
     except CatalogError as exc:
         raise CatalogError(f"{name}.cypher: {exc}") from None
     body, used = _body(plain)
@@ -197,7 +201,7 @@ def parse(name: str, text: str) -> Statement:
     native_body = _checked(name, "//native", native, declared, subset=has_c25)
     c25_body = c25_native = None
     if has_c25:
-        c25_plain, c25_nat = _variants(_included(text), cypher25=True)
+        c25_plain, c25_nat = _variants(text, cypher25=True)
         c25_body = "CYPHER 25 " + _checked(name, "//cypher25", c25_plain, declared)
         c25_n = _checked(name, "//cypher25 //native", c25_nat, declared)
         c25_native = None if c25_n is None else "CYPHER 25 " + c25_n
