@@ -59,6 +59,22 @@ def _bar(total: int, desc: str) -> Any:
     return tqdm(total=total, desc=desc, unit="it", dynamic_ncols=True, file=sys.stderr, leave=True)
 
 
+def _search_each(
+    memory: Any, cs: list[locomo_bench.LocomoCorpus], questions: int, label: str
+) -> list[list[Ranked]]:
+    """``Memory.search`` over every question of each corpus, with a progress bar."""
+    bar = _bar(questions, label)
+    out = []
+    for corpus in cs:
+        mine = []
+        for r in locomo_bench.search_hmem(memory, corpus):
+            mine.append(r)
+            bar.update(1)
+        out.append(mine)
+    bar.close()
+    return out
+
+
 def _ablation(
     memory: Any, cs: list[locomo_bench.LocomoCorpus], questions: int, setting: str
 ) -> dict[str, Any]:
@@ -68,14 +84,8 @@ def _ablation(
     try:
         for name, change in locomo_bench.ABLATIONS.items():
             memory.recall.weights = dataclasses.replace(weights, **change)
-            bar = _bar(questions, f"ablation ({setting}): {name}")
-            ranked = []
-            for corpus in cs:
-                for r in locomo_bench.search_hmem(memory, corpus):
-                    ranked.append(r)
-                    bar.update(1)
-            bar.close()
-            out[name] = _scores(ranked)
+            per_corpus = _search_each(memory, cs, questions, f"ablation ({setting}): {name}")
+            out[name] = _scores([r for mine in per_corpus for r in mine])
     finally:
         memory.recall.weights = weights
     return out
@@ -203,17 +213,9 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
             for setting, cs in corpora.items():
                 systems: dict[str, Any] = {}
                 if has_search:
-                    bar = _bar(questions, f"hmem search ({setting})")
-                    ranked = []
-                    for corpus in cs:
-                        mine = []
-                        for r in locomo_bench.search_hmem(memory, corpus):
-                            mine.append(r)
-                            bar.update(1)
-                        hmem_by_corpus.setdefault(setting, []).append(mine)
-                        ranked += mine
-                    bar.close()
-                    systems["hmem"] = _scores(ranked)
+                    rankings = _search_each(memory, cs, questions, f"hmem search ({setting})")
+                    hmem_by_corpus[setting] = rankings
+                    systems["hmem"] = _scores([r for mine in rankings for r in mine])
                     ablation[setting] = _ablation(memory, cs, questions, setting)
                 for method in locomo_bench.BASELINES:
                     systems[method] = _scores(
