@@ -38,6 +38,13 @@ class Config(BaseSettings):
     neo4j_connect_timeout_s: float = Field(
         2.0, gt=0, description="Give up opening a connection to Neo4j after this long"
     )
+    neo4j_acquire_timeout_s: float = Field(
+        10.0,
+        gt=0,
+        description="Wait this long for a connection from the pool, opening one included "
+        "(its Bolt handshake and login can take seconds on a loaded machine); an "
+        "unreachable Neo4j still fails after the connect timeout",
+    )
     neo4j_retry_s: float = Field(
         1.0,
         ge=0,

@@ -77,14 +77,16 @@ def resolve_password(config: Config) -> str:
 
 def make_driver(config: Config) -> Driver:
     """The Neo4j driver for ``config``, failing fast when Neo4j is down: connections give
-    up after ``neo4j_connect_timeout_s``, transient failures are retried for
-    ``neo4j_retry_s`` (the driver's default is 30 s, which is how long every request
-    used to hang during an outage)."""
+    up after ``neo4j_connect_timeout_s`` (a refused one at once), transient failures are
+    retried for ``neo4j_retry_s`` (the driver's default is 30 s, which is how long every
+    request used to hang during an outage). Getting a connection from the pool may take
+    up to ``neo4j_acquire_timeout_s``: opening one to a live but loaded server (handshake,
+    login) is slow, not a sign of an outage."""
     return GraphDatabase.driver(
         config.neo4j_uri,
         auth=(config.neo4j_user, resolve_password(config)),
         connection_timeout=config.neo4j_connect_timeout_s,
-        connection_acquisition_timeout=config.neo4j_connect_timeout_s + config.neo4j_retry_s,
+        connection_acquisition_timeout=config.neo4j_acquire_timeout_s,
         max_transaction_retry_time=config.neo4j_retry_s,
         # Null properties (open windows) make the server warn "property does not
         # exist" on every read; those notices are noise for hmem's statements.

@@ -205,18 +205,19 @@ class _Bench:
             user = f"load-{n}-{uuid.uuid4().hex[:6]}"
             with self.client() as http:
                 for i in range(writes):
+                    failure = "no answer"
                     try:
                         r: httpx.Response | None = http.post(
                             f"/v1/users/{user}/facts", json={"text": f"Maya wrote note {n}-{i}."}
                         )
-                    except httpx.HTTPError:
-                        r = None
+                    except httpx.HTTPError as exc:
+                        r, failure = None, f"no answer ({type(exc).__name__}, write {i + 1})"
                     with lock:
                         if r is not None and r.status_code == 201:
                             acked.append((user, r.json()["added"][0]))
                         else:
                             errors += 1
-                            kind = str(r.status_code) if r is not None else "no answer"
+                            kind = str(r.status_code) if r is not None else failure
                             if r is not None and r.status_code >= 400:
                                 kind += f" {r.json().get('error')}"
                             kinds[kind] = kinds.get(kind, 0) + 1
@@ -234,18 +235,22 @@ class _Bench:
             "error_kinds": kinds,
         }
 
-    def bad_inputs(self) -> dict[str, int] | str:
+    def bad_inputs(self) -> dict[str, Any] | str:
         try:
             corpus = importlib.import_module("hmem.bench.bad_inputs")
         except ImportError:
             return "no corpus (hmem.bench.bad_inputs) in this version"
+        items = corpus.load_corpus()
+        # A model that answers (as the test does): a session the corpus sends that is
+        # valid must get its 200/202, not the fake server's "no scripted reply" 500.
+        self.fake.queue_chat(*[{"facts": []}] * len(items))
         user = f"bad-{uuid.uuid4().hex[:8]}"
         fact = self.http.post(f"/v1/users/{user}/facts", json={"text": "Maya likes tea."})
-        outcomes = corpus.send_all(self.http, user, fact.json()["added"][0])
-        return {
-            "requests": len(outcomes),
-            "5xx": sum(o.status >= 500 for o in outcomes),
-        }
+        outcomes = corpus.send_all(self.http, user, fact.json()["added"][0], items)
+        _wait(lambda: self.memory.ingest.queue.pending() == 0, "the corpus's sessions")
+        self.fake.clear_chat()  # the later steps script their own replies, in order
+        failed = [f"{o.name}: {o.status}" for o in outcomes if o.status >= 500]
+        return {"requests": len(outcomes), "5xx": len(failed), "5xx_items": failed}
 
     def kill_neo4j(self, server: LocalNeo4j) -> dict[str, Any]:
         acked: list[tuple[str, str, str]] = []

@@ -6,7 +6,7 @@ import struct
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC
 from typing import Any
@@ -64,28 +64,43 @@ def check_user_id(user_id: object) -> str:
 
 
 class Breaker:
-    """Fail fast while Neo4j is down: after a call found it unreachable, calls fail at
-    once for ``cooldown_s`` instead of each waiting out the driver's connection and
-    retry timeouts (and holding a server thread meanwhile). A call after the cooldown
-    tries Neo4j again; one that reaches it closes the breaker."""
+    """Fail fast while Neo4j is down: after ``threshold`` calls in a row found it
+    unreachable, calls fail at once for ``cooldown_s`` instead of each waiting out the
+    driver's connection and retry timeouts (and holding a server thread meanwhile). A
+    call after the cooldown tries Neo4j again: a failure reopens the breaker at once, a
+    call that reaches Neo4j closes it. One failure is not enough: on a loaded machine a
+    single slow connection to a live server must not fail everyone's requests."""
 
-    def __init__(self, cooldown_s: float = 1.0) -> None:
-        self.cooldown_s = cooldown_s
+    def __init__(
+        self,
+        threshold: int = 3,
+        cooldown_s: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.threshold, self.cooldown_s, self._clock = threshold, cooldown_s, clock
+        self._failures = 0
         self._open_until = 0.0
+        self._lock = threading.Lock()
 
     @property
     def is_open(self) -> bool:
-        return time.monotonic() < self._open_until
+        return self._clock() < self._open_until
 
     def check(self) -> None:
         if self.is_open:
             raise StoreUnavailableError("Neo4j is unavailable (it failed moments ago)")
 
-    def trip(self) -> None:
-        self._open_until = time.monotonic() + self.cooldown_s
+    def failure(self) -> None:
+        """A call found Neo4j unreachable."""
+        with self._lock:
+            self._failures += 1
+            if self._failures >= self.threshold:
+                self._open_until = self._clock() + self.cooldown_s
 
-    def close(self) -> None:
-        self._open_until = 0.0
+    def success(self) -> None:
+        """A call reached Neo4j."""
+        with self._lock:
+            self._failures, self._open_until = 0, 0.0
 
 
 _breakers: weakref.WeakKeyDictionary[Driver, Breaker] = weakref.WeakKeyDictionary()
@@ -103,9 +118,10 @@ def breaker(driver: Driver) -> Breaker:
 
 @contextmanager
 def translate_errors(driver: Driver) -> Iterator[None]:
-    """Driver errors into hmem's tree: transient ones are retryable. Unreachable Neo4j
-    opens ``driver``'s breaker. Messages name the failure's kind only (the driver's
-    text names the server's address)."""
+    """Driver errors into hmem's tree: transient ones (and a pool with no connection free
+    in time) are retryable. Unreachable Neo4j counts towards ``driver``'s breaker.
+    Messages name the failure's kind only (the driver's text names the server's
+    address)."""
     guard = breaker(driver)
     guard.check()
     try:
@@ -113,8 +129,10 @@ def translate_errors(driver: Driver) -> Iterator[None]:
     except neo.ConstraintError as exc:
         raise ConflictError(f"the write conflicts with stored data: {exc.message}") from exc
     except (neo.ServiceUnavailable, neo.SessionExpired) as exc:
-        guard.trip()
+        guard.failure()
         raise StoreUnavailableError(f"Neo4j is unavailable ({type(exc).__name__})") from exc
+    except neo.ConnectionPoolError as exc:  # every connection busy (a slow server, not a lost one)
+        raise StoreUnavailableError(f"Neo4j is busy ({type(exc).__name__})") from exc
     except neo.TransientError as exc:
         raise StoreUnavailableError(f"Neo4j reported a transient failure ({exc.code})") from exc
-    guard.close()
+    guard.success()

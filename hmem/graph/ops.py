@@ -33,10 +33,11 @@ def readiness(driver: Driver, database: str, dim: int) -> dict[str, str]:
     try:
         driver.verify_connectivity()
     except Exception as exc:  # any driver failure means "not ready", with its class name
-        breaker(driver).trip()
+        breaker(driver).failure()
         checks["neo4j"] = f"unreachable ({type(exc).__name__})"
         checks["schema"] = "unknown"
         return checks
+    breaker(driver).success()
     try:
         missing = []
         if not check_vector_index(driver, database, dim):

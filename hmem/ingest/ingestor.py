@@ -9,12 +9,14 @@ returns at once with the job id.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from hmem import errors
 from hmem.errors import (
     HmemError,
     ModelOutputError,
@@ -153,13 +155,13 @@ class Ingestor:
             if job.status == "done" and job.result is not None:
                 return AddResult.from_dict(job.result)
             if job.status == "failed":
-                raise HmemError(f"session {job_id} failed: {job.error}")
+                raise _failure(job)
             claimed = self.queue.claim()
             if claimed is not None:
                 self.run_job(claimed, reraise=claimed.id == job_id)
                 continue
             if time.monotonic() > deadline:
-                raise HmemError(f"session {job_id} is still {job.status}; see job status")
+                raise RetryableError(f"session {job_id} is still {job.status}; see its job status")
             time.sleep(self.poll_s)
 
     # -- running ------------------------------------------------------------------------
@@ -246,6 +248,24 @@ class Ingestor:
             except Exception:  # the loop must outlive any one job's surprise
                 log.exception("worker loop error")
                 self._stop.wait(self.poll_s)
+
+
+def _failure(job: Job) -> HmemError:
+    """The error a synchronous caller gets for its failed session: the kind recorded on
+    the job (``_describe``, perhaps after "gave up after N attempts: "), so the answer
+    does not depend on which thread happened to run it (a model outage is a 503 whether
+    this request's thread or the background worker met it); an unknown kind stays a
+    plain ``HmemError``."""
+    message = f"session {job.id} failed: {job.error}"
+    for name in re.findall(r"(\w+Error): ", job.error or "")[:1]:
+        kind = getattr(errors, name, None)
+        if (
+            isinstance(kind, type)
+            and issubclass(kind, HmemError)
+            and kind.__init__ is Exception.__init__
+        ):
+            return kind(message)
+    return HmemError(message)
 
 
 def _describe(exc: BaseException) -> str:

@@ -185,6 +185,13 @@ class FakeOpenAIServer:
         with self._lock:
             self._chat.extend(replies)
 
+    def clear_chat(self) -> int:
+        """Drop the chat replies not used yet; returns how many."""
+        with self._lock:
+            left = len(self._chat)
+            self._chat.clear()
+            return left
+
     def queue_embeddings(self, *items: HttpError | Delay) -> None:
         with self._lock:
             self._embeddings.extend(items)
