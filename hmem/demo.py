@@ -4,6 +4,10 @@ Maya tells the assistant four things in January 2025; in March 2026 she moves fr
 London to Paris, repeats that she is vegetarian, adopts a cat, and later gives up the
 marathon after a knee injury. Five facts end current; London and the marathon stay as
 closed history with SUPERSEDES pointers to what replaced them.
+
+A lasting state is written as what is true, its start in the window (``valid_from``):
+"Maya has a cat named Miso." from 8 April 2026, as "Maya lives in London." from 2019.
+Events keep their date in the text ("moved ... in March 2026").
 """
 
 from __future__ import annotations
@@ -75,7 +79,7 @@ def seed_demo(memory: Memory, user_id: str = DEMO_USER) -> DemoIds:
     # Said again in March: an exact duplicate, skipped by the hash check.
     memory.remember("Maya is vegetarian.", user_id=user_id, observed_at=_d(2026, 3, 2))
     miso = one(
-        "Maya adopted a cat named Miso in April 2026.",
+        "Maya has a cat named Miso.",
         observed_at=_d(2026, 4, 10),
         valid_from=_d(2026, 4, 8),
         entities=[maya, EntityRef(name="Miso", type="animal")],

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from hmem import Memory, SupersedeReason
+from neo4j import Driver
+
+from hmem import Config, Memory, SupersedeReason
 from hmem.demo import seed_demo
+from tests.integration._recall_fixtures import local_embedder
 
 
 def at(y: int, m: int, d: int) -> datetime:
@@ -123,3 +126,17 @@ def test_export_round_trips_the_story(memory: Memory, user_id: str) -> None:
     assert {e.name for e in dump.entities} == {"Maya", "London", "Paris", "Berlin Marathon", "Miso"}
     again = type(dump).model_validate_json(dump.model_dump_json())
     assert again == dump
+
+
+def test_the_demo_question_finds_the_cat_by_meaning(
+    config: Config, driver: Driver, user_id: str
+) -> None:
+    """``make demo``'s question shares no word with the answer ("pets" / "cat"), and every
+    fact names Maya: only the dense part can put the cat first (the local MiniLM here)."""
+    with Memory(config, driver=driver, embedder=local_embedder()) as memory:
+        ids = seed_demo(memory, user_id)
+        hits = memory.search("What pets does Maya have?", user_id=user_id).hits
+        memory.recall.flush()
+    assert hits[0].fact.id == ids.miso
+    assert hits[0].parts["dense"] > 0
+    assert hits[0].parts["lexical"] == 0  # found by meaning, not by a shared word
