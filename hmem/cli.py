@@ -439,6 +439,31 @@ def bench_run(
     click.echo(f"report: {Path(out) / 'report.md'}")
 
 
+@bench.command("first-search")
+@click.option("--url", default="http://127.0.0.1:8000", show_default=True, help="a running API")
+@click.option("--key", envvar="HMEM_API_KEY", required=True, help="API key (or HMEM_API_KEY)")
+@click.option("--user", "user_id", default="maya", show_default=True)
+@click.option("--query", default="What pets does Maya have?", show_default=True)
+@click.option("--repeat", default=20, show_default=True, help="warm searches after the first")
+@click.option("--ready-timeout", default=600.0, show_default=True, help="seconds")
+def bench_first_search(
+    url: str, key: str, user_id: str, query: str, repeat: int, ready_timeout: float
+) -> None:
+    """The first search after start vs the median of the next ones (JSON on stdout).
+    Start right after the API (e.g. `make demo`, which prints the key): it waits for
+    /readyz, then searches 1 + --repeat times and shows the first search's top hits."""
+    import httpx
+
+    from hmem.bench.first_search import measure
+
+    headers = {"Authorization": f"Bearer {key}"}
+    with httpx.Client(base_url=url, headers=headers, timeout=120.0) as client:
+        result = measure(
+            client, user_id=user_id, query=query, repeat=repeat, ready_timeout_s=ready_timeout
+        )
+    click.echo(json.dumps(result, indent=2))
+
+
 @bench.command("ner")
 @click.option(
     "--locomo",

@@ -1,0 +1,80 @@
+"""The first search after start against the warm ones, over HTTP, on a running API.
+
+``hmem bench first-search`` waits until ``/readyz`` answers 200 (the API warms the
+embedder and the read statement before it says ready), then sends the same search
+``1 + repeat`` times and reports the first one's wall time, the median of the others,
+their ratio, and the first search's top hits with their score parts. Run it right after
+``make demo`` (or ``hmem serve``) starts, before anything else searched.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+import httpx
+
+__all__ = ["measure", "wait_ready"]
+
+
+def wait_ready(client: httpx.Client, timeout_s: float) -> float:
+    """Poll ``/readyz`` until it answers 200; the seconds waited. TimeoutError after
+    ``timeout_s`` (a server still starting refuses connections or answers 503)."""
+    started = time.monotonic()
+    while True:
+        try:
+            if client.get("/readyz").status_code == 200:
+                return time.monotonic() - started
+        except httpx.TransportError:
+            pass
+        if time.monotonic() - started > timeout_s:
+            raise TimeoutError(f"/readyz did not answer 200 within {timeout_s:.0f} s")
+        time.sleep(0.2)
+
+
+def _top(hits: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "text": h["fact"]["text"],
+            "score": round(h["score"], 3),
+            "parts": {k: round(v, 3) for k, v in h["parts"].items()},
+        }
+        for h in hits[:n]
+    ]
+
+
+def measure(
+    client: httpx.Client,
+    *,
+    user_id: str,
+    query: str,
+    repeat: int = 20,
+    ready_timeout_s: float = 600.0,
+    top: int = 3,
+) -> dict[str, Any]:
+    """Wait for readiness, then time ``1 + repeat`` identical searches (milliseconds)."""
+    if repeat < 1:
+        raise ValueError("repeat must be at least 1")
+    waited = wait_ready(client, ready_timeout_s)
+    times: list[float] = []
+    first: dict[str, Any] = {}
+    for i in range(1 + repeat):
+        started = time.perf_counter()
+        response = client.post(f"/v1/users/{user_id}/search", json={"query": query})
+        times.append((time.perf_counter() - started) * 1000.0)
+        response.raise_for_status()
+        if i == 0:
+            first = response.json()
+    median = statistics.median(times[1:])
+    return {
+        "query": query,
+        "user_id": user_id,
+        "waited_for_ready_s": round(waited, 1),
+        "first_ms": round(times[0], 1),
+        "median_next_ms": round(median, 1),
+        "next": repeat,
+        "ratio": round(times[0] / median, 2),
+        "dense": first.get("dense"),
+        "top": _top(first.get("hits", []), top),
+    }
