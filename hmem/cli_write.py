@@ -17,8 +17,9 @@ from hmem._cli import load_config
 from hmem.errors import PolicyRefusal, ValidationError
 from hmem.extract.policy import require_allowed
 from hmem.extract.relations import policy_table
-from hmem.memory import Memory
+from hmem.memory import NO_CHAT_MODEL, NO_EMBEDDER, Memory
 from hmem.models import Category, FactDraft, require_aware
+from hmem.nlp import pipeline_name
 
 __all__ = ["register"]
 
@@ -168,23 +169,69 @@ def _turn_drafts(
 _TURNS = uuid.UUID("1b0c7f1e-5d0a-4b7e-9c1e-13b0000000a1")
 
 
+def _note_no_embedder(memory: Memory) -> None:
+    """One line on stderr when the imported facts get no vectors."""
+    if memory.embedder is None:
+        click.echo(
+            "note: no embedding model, so the imported facts get no vectors (search is "
+            f"lexical + entity until `hmem reembed`): {NO_EMBEDDER}",
+            err=True,
+        )
+
+
+def _note_no_model(memory: Memory) -> None:
+    """One line on stderr: why the import runs without the extractor, and how entities
+    are found instead."""
+    ner = memory.config.ner
+    entities = (
+        "no entities (HMEM_NER=off)"
+        if ner == "off"
+        else f"entities by spaCy ({pipeline_name(trained=ner == 'auto')})"
+    )
+    click.echo(
+        f"note: {NO_CHAT_MODEL}; importing each user message as one fact, {entities} "
+        "(--model requires the extractor)",
+        err=True,
+    )
+
+
 @import_.command("sessions")
 @click.option("--user", "user_id", required=True)
 @click.option(
-    "--no-model",
-    is_flag=True,
-    help="no extractor: each user message becomes one fact, entities found by spaCy",
+    "--model/--no-model",
+    "use_model",
+    default=None,
+    help="extract facts with the language model (HMEM_LLM_*), or not: each user message "
+    "becomes one fact, entities found by spaCy. Default: the model when one is configured",
 )
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def import_sessions(user_id: str, no_model: bool, path: Path) -> None:
+def import_sessions(user_id: str, use_model: bool | None, path: Path) -> None:
     """Replay past sessions from a JSONL file, oldest first. Each line:
     {"observed_at": "2025-01-14T09:00:00Z", "session_id": "s1",
      "messages": [{"role": "user", "content": "..."}]}"""
     sessions = _read_sessions(path)
     totals: dict[str, int] = {"added": 0, "superseded": 0, "merged": 0, "skipped": 0}
-    if no_model:
-        totals.update(refused=0, too_long=0)
-    with _memory() as memory, click.progressbar(sessions, label="importing") as bar:
+    with _memory() as memory:
+        if use_model is None:
+            use_model = memory.extraction_configured
+            if not use_model:
+                _note_no_model(memory)
+        _note_no_embedder(memory)
+        no_model = not use_model
+        if no_model:
+            totals.update(refused=0, too_long=0)
+        _import_sessions(memory, user_id, sessions, no_model, totals)
+    click.echo(json.dumps({"sessions": len(sessions), **totals}))
+
+
+def _import_sessions(
+    memory: Memory,
+    user_id: str,
+    sessions: list[dict[str, Any]],
+    no_model: bool,
+    totals: dict[str, int],
+) -> None:
+    with click.progressbar(sessions, label="importing") as bar:
         before = memory.store.entity_links(user_id)
         turns: list[FactDraft] = []
         for item in bar:
@@ -208,7 +255,6 @@ def import_sessions(user_id: str, no_model: bool, path: Path) -> None:
             after = memory.store.entity_links(user_id)
             totals["entity_links"] = after["links"] - before["links"]
             totals["entities"] = after["entities"]
-    click.echo(json.dumps({"sessions": len(sessions), **totals}))
 
 
 @import_.command("graphiti")
@@ -239,6 +285,7 @@ def import_graphiti_cmd(
     from hmem.importers.graphiti import GraphitiGraph, import_graphiti
 
     with _memory() as memory:
+        _note_no_embedder(memory)
         bar: Any = None
 
         def opened(graph: GraphitiGraph) -> None:
@@ -285,6 +332,7 @@ def import_facts(user_id: str, batch: int, path: Path) -> None:
         except (json.JSONDecodeError, pydantic.ValidationError) as exc:
             raise ValidationError(f"{path}:{number}: {exc}") from exc
     with _memory() as memory:
+        _note_no_embedder(memory)
         result = memory.import_facts(drafts, user_id=user_id, batch_size=batch)
     click.echo(json.dumps({"facts": len(drafts), **result.counts()}))
 

@@ -224,6 +224,13 @@ class Memory:
             self._chat = make_chat_client(self.config)
         return self._chat
 
+    @property
+    def extraction_configured(self) -> bool:
+        """Whether ``add()`` has a language model: a chat client passed in, or
+        ``HMEM_LLM_BASE_URL`` / ``HMEM_LLM_API_KEY`` set."""
+        config = self.config
+        return self._chat is not None or config.llm_base_url is not None or bool(config.llm_api_key)
+
     def capabilities(self) -> dict[str, str]:
         """What this instance can do, each ``"on: ..."`` or ``"off: <what to set>"``:
         ``extraction`` (``add()``: a language model), ``dense_embeddings`` and
@@ -231,7 +238,7 @@ class Memory:
         config = self.config
         if self._chat is not None:
             extraction = "on"
-        elif config.llm_base_url is not None or config.llm_api_key is not None:
+        elif self.extraction_configured:
             extraction = f"on: {config.llm_model}"
         else:
             extraction = f"off: {NO_CHAT_MODEL}"
@@ -248,11 +255,20 @@ class Memory:
     def warm_up(self) -> None:
         """Pay the first search's one-time costs now: the embedder's first run, the read
         statements' plans in Neo4j, the query parser. Searches a user that cannot exist,
-        so nothing is read or touched. The spaCy pipeline of the first write loads too."""
+        so nothing is read or touched. The spaCy pipeline of the first write loads too.
+
+        Neo4j keeps one plan per statement and parameter *types* (with
+        ``internal.cypher.use_parameter_size=false``, which hmem's servers set, not per
+        list size), so the searches cover the types questions bring: words or none (an
+        empty list and a null Lucene query are other types), no date, a belief date, a
+        world date."""
         if self.config.ner != "off":
             pipeline(trained=self.config.ner == "auto")
+        now = datetime.now(UTC)
         self.search("Where did the warm-up user live before 2020?", user_id=_WARM_USER)
-        self.search("warm up", user_id=_WARM_USER, as_of=datetime.now(UTC))
+        self.search("warm up", user_id=_WARM_USER, as_of=now)
+        self.search("warm up", user_id=_WARM_USER, as_of_event=now)
+        self.search("Who?", user_id=_WARM_USER)  # no words of its own: empty lists
 
     def _make_extractor(self) -> Extractor:
         return Extractor(self._chat_client())
@@ -523,7 +539,7 @@ class Memory:
         With no language model configured it raises ``ModelNotConfiguredError`` (naming
         the variables to set) before anything is queued.
         """
-        if self._chat is None and self.config.llm_base_url is None and not self.config.llm_api_key:
+        if not self.extraction_configured:
             raise ModelNotConfiguredError(f"add() needs a language model; {NO_CHAT_MODEL}")
         self.check_embedding_model()
         with self.telemetry.span("add", user_id=user_id, hmem__background=background) as span:

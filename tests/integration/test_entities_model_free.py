@@ -13,6 +13,7 @@ from neo4j import Driver
 from hmem import Config, Memory
 from hmem.cli import main
 from hmem.models import EntityRef, FactDraft
+from tests.integration._recall_fixtures import MODEL, local_embedder
 from tests.unit.test_nlp import needs_trained
 
 
@@ -115,3 +116,79 @@ def test_model_free_import_yields_entity_links(
     )
     again = runner.invoke(main, ["import", "--user", user_id, "--no-model", str(sessions)])
     assert json.loads(again.output.splitlines()[-1])["added"] == 0  # idempotent
+
+
+def _cli_env(config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI in this process reaches the test Neo4j and sees no language model."""
+    for key, value in config.model_dump(mode="json").items():
+        if key in ("neo4j_uri", "neo4j_home", "neo4j_database", "neo4j_user") and value:
+            monkeypatch.setenv(f"HMEM_{key.upper()}", str(value))
+    for name in ("HMEM_LLM_BASE_URL", "HMEM_LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HMEM_NER", "known")
+
+
+def test_import_with_no_model_configured_goes_model_free_and_says_so(
+    config: Config,
+    driver: Driver,
+    user_id: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _cli_env(config, monkeypatch)
+    monkeypatch.setenv("HMEM_EMBED_PROVIDER", "none")
+    sessions = tmp_path / "sessions.jsonl"
+    line = {
+        "observed_at": "2023-05-08T13:56:00Z",
+        "session_id": "s1",
+        "messages": [
+            {"role": "user", "content": "Melanie and I went hiking."},
+            {"role": "user", "content": "Melanie paints on Sundays."},
+        ],
+    }
+    sessions.write_text(json.dumps(line) + "\n")
+    memory = Memory(config, driver=driver)
+    memory.remember("Melanie is my friend.", user_id=user_id, entities=[EntityRef(name="Melanie")])
+    runner = CliRunner()
+
+    out = runner.invoke(main, ["import", "--user", user_id, str(sessions)])
+    assert out.exit_code == 0, out.output
+    notes = out.stderr.splitlines()
+    [no_model] = [n for n in notes if "HMEM_LLM_BASE_URL" in n]
+    assert "each user message as one fact" in no_model and "spaCy (blank-en)" in no_model
+    [no_vectors] = [n for n in notes if "HMEM_EMBED_MODEL_DIR" in n]
+    assert "no vectors" in no_vectors and "hmem reembed" in no_vectors
+    summary = json.loads(out.stdout.splitlines()[-1])
+    assert (summary["added"], summary["entity_links"]) == (2, 2)  # Melanie in both turns
+
+    # asking for the extractor when there is none is an error naming what to set
+    required = runner.invoke(main, ["import", "--user", user_id, "--model", str(sessions)])
+    assert required.exit_code == 1
+    assert "ModelNotConfiguredError" in required.output and "HMEM_LLM_BASE_URL" in required.output
+
+
+def test_import_embeds_when_an_embedder_is_configured(
+    config: Config,
+    driver: Driver,
+    user_id: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    embedder = local_embedder()
+    _cli_env(config, monkeypatch)
+    monkeypatch.setenv("HMEM_EMBED_PROVIDER", "local")
+    monkeypatch.setenv("HMEM_EMBED_MODEL_DIR", str(MODEL))
+    facts = tmp_path / "facts.jsonl"
+    facts.write_text(
+        json.dumps(
+            {"text": "Caroline has a dog called Rex.", "observed_at": "2024-01-01T00:00:00Z"}
+        )
+        + "\n"
+    )
+    out = CliRunner().invoke(main, ["import", "facts", "--user", user_id, str(facts)])
+    assert out.exit_code == 0, out.output
+    assert "no embedding model" not in out.output
+    with Memory(config, driver=driver, embedder=embedder) as memory:
+        [hit] = memory.search("Which pets does Caroline own?", user_id=user_id).hits
+        memory.recall.flush()
+    assert hit.parts["dense"] > 0
