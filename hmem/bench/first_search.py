@@ -76,5 +76,6 @@ def measure(
         "next": repeat,
         "ratio": round(times[0] / median, 2),
         "dense": first.get("dense"),
+        "first_timings": first.get("timings"),  # the server's own split of the first search
         "top": _top(first.get("hits", []), top),
     }

@@ -242,6 +242,10 @@ class LocalNeo4j:
             # log beyond what recovery needs, rotate small, checkpoint often (pruning
             # happens at a checkpoint). docs/operations.md says what to set elsewhere.
             **TX_LOG_SETTINGS,
+            # One plan per statement and parameter types, not one per list-size bucket:
+            # hmem's read statement takes the question's words as lists, and planning it
+            # again for each new bucket cost 5-20 s (docs/operations.md).
+            "internal.cypher.use_parameter_size": "false",
             "initial.dbms.default_database": "neo4j",
         }
         head = "# written by hmem (hmem.localdb); edits are overwritten at every start\n"

@@ -44,6 +44,7 @@ def test_local_server_is_loopback_only_with_auth(tmp_path: Path) -> None:
     assert conf["dbms.security.auth_enabled"] == "true"
     assert conf["server.bolt.listen_address"] == "127.0.0.1:7901"
     assert conf["server.https.enabled"] == "false"
+    assert conf["internal.cypher.use_parameter_size"] == "false"  # one plan, any list size
 
 
 def test_generated_password_is_private_and_stable(tmp_path: Path) -> None:
