@@ -203,6 +203,8 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
         try:
             # the first search then costs about what a warm one does (docs/api.md)
             await asyncio.to_thread(memory.warm_up)
+            # and the key lookup every first request makes (a key no one holds: None)
+            await asyncio.to_thread(keys.verify, "hmem_000000000000_" + "w" * 32)
         except Exception as exc:  # never fatal: /readyz reports what is down
             log.warning("warm-up skipped", extra={"event": "warm_up", "error": repr(exc)})
         if config.api_worker:
