@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 VECTOR_INDEX = "fact_embedding"
-FULLTEXT_INDEX = "fact_text"
+FULLTEXT_INDEX = "fact_text_user"
 
 SCHEMA_STATEMENTS = (
     "schema_user_unique",
@@ -40,6 +40,7 @@ SCHEMA_STATEMENTS = (
     "schema_erasure_index",
     "schema_embedding_model_unique",
     "schema_erasure_ref_index",
+    "schema_fact_fulltext_drop_old",
     "schema_fact_fulltext",
 )
 

@@ -97,18 +97,18 @@ def _server_ms(summary: Any) -> float:
     return float(after)
 
 
-_WORD_BEFORE = r"(?<![\p{L}\p{N}_'’])"
-_WORD_AFTER = r"(?!['’]?[\p{L}\p{N}_])"
-
-
-def _word_patterns(term: str, root: str | None) -> dict[str, str | None]:
-    # word / root: a plain CONTAINS first, so the pattern runs only on likely matches
-    """Java patterns (Cypher ``=~`` matches the whole text) for a lower-cased word as a
-    whole token and, when given, for a token starting with its stem, as Lucene's
-    standard analyzer would find them. Terms are word characters, quoted anyway."""
-    exact = rf"(?s).*{_WORD_BEFORE}\Q{term}\E{_WORD_AFTER}.*"
-    prefix = rf"(?s).*{_WORD_BEFORE}\Q{root}\E.*" if root else None
-    return {"word": term, "exact": exact, "root": root, "prefix": prefix}
+def user_lucene(user_id: str, lucene: str | None) -> str | None:
+    """The fulltext query of one user's facts: the user's id as a phrase in the
+    ``user_id`` field of ``fact_text_user``, boosted 0 (only the text scores), AND the
+    question's ``lucene`` query over ``text``. None when there is nothing to match. An id
+    with no letter or digit has no words in the index: then the text alone is asked
+    and the statement's exact user_id check does the filtering."""
+    if lucene is None:
+        return None
+    if not any(ch.isalnum() for ch in user_id):  # no word for Lucene to match on
+        return f"text:({lucene})"
+    quoted = user_id.replace("\\", "\\\\").replace('"', '\\"')
+    return f'user_id:"{quoted}"^0 AND text:({lucene})'
 
 
 _TIMES = ("valid_from", "valid_to", "known_from", "known_to", "ingested_at", "last_used_at")
@@ -173,7 +173,6 @@ class FactSearch:
         index_overfetch: int = 20,
         index_max_fetch: int = 5_000,
         size_ttl_s: float = 60.0,
-        lexical_scan_max_facts: int = 20_000,
         native_topk: bool | None = None,
         filtered_search: bool | None = None,
         search_min_facts: int = 5_000,
@@ -182,8 +181,6 @@ class FactSearch:
         """``exact_max_facts``: users with at most this many vectors are scanned exactly
         (the measured crossover, see docs/retrieval.md); bigger users try the index with
         ``k * index_overfetch`` neighbours (capped by ``index_max_fetch``) first.
-        ``lexical_scan_max_facts``: users with at most this many facts get the per-user
-        lexical scan in ``retrieve``; bigger ones the global fulltext index, filtered.
         ``native_topk``: run the exact scan with hmem's ``hmem.vector.topk`` procedure (None:
         when the server has it, asked once; False: plain Cypher; both give the same
         results, the procedure is faster).
@@ -197,7 +194,6 @@ class FactSearch:
         self.index_overfetch = index_overfetch
         self.index_max_fetch = index_max_fetch
         self._size_ttl_s = size_ttl_s
-        self.lexical_scan_max_facts = lexical_scan_max_facts
         self._sizes: dict[str, tuple[float, int]] = {}
         self._lock = threading.Lock()
         self._native = native_topk
@@ -375,9 +371,10 @@ class FactSearch:
             "fetch_search": min(
                 max(k_dense * self.search_overfetch, k_dense), self.index_max_fetch
             ),
-            "lucene": lucene,
+            "lucene": user_lucene(user_id, lucene),
             "k_lexical": k_lexical,
-            "fetch_lexical": fetch_lexical,
+            # the index's best of this user, before the time filter keeps $k_lexical
+            "fetch_lexical": max(fetch_lexical, 3 * k_lexical),
             "entities": list(entity_grams),
             "k_entity": k_entity,
         }
@@ -393,14 +390,13 @@ class FactSearch:
         now: datetime,
         weights: Sequence[float],
         keep: int,
-        terms: Sequence[tuple[str, str | None]] = (),
         seeds: int = 10,
         as_of: datetime | None = None,
         as_of_event: datetime | None = None,
         k_dense: int = 60,
         k_lexical: int = 60,
         k_entity: int = 60,
-        fetch_lexical: int = 1_000,
+        fetch_lexical: int = 300,
         strategy: DenseStrategy = "auto",
     ) -> Retrieved:
         """``candidates`` and ``expand`` of the best ``keep`` in ONE round trip
@@ -409,9 +405,8 @@ class FactSearch:
         ``hmem.recall.scoring`` does, and expands the best. The graph step: the best
         ``seeds`` candidates of the first pass bring the facts of their episodes
         (session) and the turns next to them (adjacent), see search_recall.cypher.
-        ``terms`` (the question's words and stem prefixes) select the per-user lexical
-        scan for users up to ``lexical_scan_max_facts`` (a first-time user too);
-        ``lucene`` is the global fulltext query for bigger ones. Two trips only when the index
+        ``lucene`` (the question's words, ``hmem.recall.query.lucene_query``) is asked of
+        the fulltext index for this user's facts (``user_lucene``). Two trips only when the index
         strategy finds fewer than ``k_dense`` of the user's facts (then the exact scan
         answers, as in ``candidates``)."""
         user_id = check_user_id(user_id)
@@ -425,10 +420,6 @@ class FactSearch:
             w_dense=w_dense, w_lexical=w_lexical, w_entity=w_entity, w_session=w_session,
             w_adjacent=w_adjacent, keep=keep, seeds=seeds if w_session or w_adjacent else 0,
         )  # fmt: skip
-        known = self._cached_size(user_id)
-        scan = bool(terms) and (known is None or known <= self.lexical_scan_max_facts)
-        base["lexical"] = "scan" if scan else "index"
-        base["lex_terms"] = [_word_patterns(term, root) for term, root in terms]
         [row], server_ms = self._read_autocommit("search_recall", dense=dense, **base)
         trips, used = 1, dense
         if (
@@ -467,7 +458,7 @@ class FactSearch:
         k_dense: int = 60,
         k_lexical: int = 60,
         k_entity: int = 60,
-        fetch_lexical: int = 1_000,
+        fetch_lexical: int = 300,
         strategy: DenseStrategy = "auto",
         fallback: bool = True,
     ) -> CandidateSet:

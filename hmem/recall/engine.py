@@ -180,7 +180,6 @@ class Recall:
             now=now,
             weights=weights.graph(),
             keep=keep_at_most,
-            terms=analysis.terms,
             as_of=as_of,
             as_of_event=as_of_event,
             k_dense=max(2 * k, 20),

@@ -146,7 +146,6 @@ class QueryAnalysis:
     about_the_past: bool
     lucene: str | None
     grams: list[str]
-    terms: list[tuple[str, str | None]]
 
 
 def analyse(question: str, now: datetime) -> QueryAnalysis:
@@ -154,5 +153,4 @@ def analyse(question: str, now: datetime) -> QueryAnalysis:
         about_the_past=is_about_the_past(question, now),
         lucene=lucene_query(question),
         grams=entity_grams(question),
-        terms=lexical_terms(question),
     )

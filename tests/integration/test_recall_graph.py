@@ -50,7 +50,6 @@ def _rows(memory: Memory, user: str, question: str, **weights: float) -> Rows:
         now=NOW,
         weights=(0.0, 1.0, 0.0, weights.get("session", 0.4), weights.get("adjacent", 0.3)),
         keep=20,
-        terms=analysis.terms,
         seeds=weights.get("seeds", 10),  # type: ignore[arg-type]
     )
     out: dict[str, dict[str, float]] = {}

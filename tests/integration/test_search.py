@@ -265,33 +265,65 @@ def test_one_trip_expands_exactly_what_python_scoring_chooses(emem: Memory, user
     assert len(first) > 3  # the choice was a real one
 
 
-@pytest.mark.parametrize(
-    "question", ["Where does Maya live?", "Is she still training? Any allergies?", "Paris moved"]
-)
-def test_per_user_lexical_scan_finds_what_the_fulltext_index_finds(
-    emem: Memory, user_id: str, question: str
-) -> None:
-    """The per-user scan (small users) and the global fulltext index (big users) match
-    the same facts of the user: whole words and stem prefixes."""
+def _lexical_ids(mem: Memory, user: str, question: str) -> set[str]:
     from hmem.recall.query import analyse
 
-    seed_demo(emem, user_id)
-    backend = emem.recall.search_backend
-    analysis = analyse(question, NOW)
-    common = {
-        "vector": None,
-        "lucene": analysis.lucene,
-        "entity_grams": [],
-        "mode": "history",
-        "now": NOW,
-        "weights": (0.0, 1.0, 0.0, 0.0, 0.0),
-        "keep": 50,
-    }
-    scan = backend.retrieve(user_id, terms=analysis.terms, **common)  # type: ignore[arg-type]
-    index = backend.retrieve(user_id, **common)  # type: ignore[arg-type]
-    lexical = {c.id for c in scan.candidates.rows if c.source == "lexical"}
-    assert lexical == {c.id for c in index.candidates.rows if c.source == "lexical"}
-    assert lexical  # the question does match something
+    got = mem.recall.search_backend.retrieve(
+        user,
+        vector=None,
+        lucene=analyse(question, NOW).lucene,
+        entity_grams=[],
+        mode="history",
+        now=NOW,
+        weights=(0.0, 1.0, 0.0, 0.0, 0.0),
+        keep=50,
+        k_lexical=5,
+    )
+    return {c.id for c in got.candidates.rows if c.source == "lexical"}
+
+
+@pytest.mark.parametrize(
+    "small",
+    ["ann{run}", 'ann{run} "quoted" \\ back', "-- !! --"],
+    ids=["plain", "quotes-and-backslash", "no-words"],
+)
+def test_lexical_is_lucene_over_the_users_own_facts(emem: Memory, small: str) -> None:
+    """Lucene ranks one user's facts (the user_id phrase in fact_text_user): an id whose
+    words all sit inside another user's id ("ann…" in "ann…-lee") gets its own matches
+    and none of the other's, though the other has more and better-matching facts than
+    the lexical budget (k_lexical = 5); quotes, backslashes and word-less ids stay inert."""
+    from hmem.models import FactDraft
+
+    run = uuid.uuid4().hex[:8]
+    small, big = small.format(run=run), f"ann{run}-lee"
+    for user in (small, big):
+        emem.erase_user(user)
+    try:
+        mine = emem.remember_many(
+            [
+                FactDraft(
+                    text=f"Ann bakes sourdough on Sunday {i}.", valid_from=NOW, known_from=NOW
+                )
+                for i in range(3)
+            ],
+            user_id=small,
+        ).added
+        emem.remember_many(
+            [
+                FactDraft(
+                    text=f"Lee bakes sourdough bread, sourdough rolls, {i}.",
+                    valid_from=NOW,
+                    known_from=NOW,
+                )
+                for i in range(40)
+            ],
+            user_id=big,
+        )
+        assert _lexical_ids(emem, small, "Who bakes sourdough bread?") == set(mine)
+        assert len(_lexical_ids(emem, big, "Who bakes sourdough bread?")) == 5
+    finally:
+        for user in (small, big):
+            emem.erase_user(user)
 
 
 def test_entity_signal_does_not_favour_newer_facts(emem: Memory, user_id: str) -> None:

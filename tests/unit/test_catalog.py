@@ -151,7 +151,9 @@ def test_include_writes_a_fragment_once_for_every_statement() -> None:
     assert "$mode = 'current'" in stmt.text and "//include" not in stmt.text
     assert stmt.params == {"user_id", "mode", "now", "as_of", "as_of_event"}
     recall = catalog.statement("search_recall")
-    assert recall.text.count("$mode = 'current'") == 6  # five branches and the graph step
+    assert recall.text.count("$mode = 'current'") == 5  # four branches and the graph step
+    candidates = catalog.statement("search_candidates")
+    assert candidates.text.count("$mode = 'current'") == 4  # + the Cypher 25 SEARCH one
     assert "_in_view" not in catalog.load()  # a fragment is not a statement
     with pytest.raises(CatalogError, match=r"no fragment _nowhere\.cypher"):
         parse("search_x", "// params: user_id\n//include nowhere\nRETURN $user_id")

@@ -9,20 +9,17 @@
 // current facts and closed ones with a non-empty world window), 'asof' (the windows),
 // 'asof_history' (already known / begun at the as_of times: the past of that moment,
 // never its future; the caller keeps as hits only what was believed / true then).
+// lexical: $lucene asks the fulltext index fact_text_user (text and user_id) for this
+// user's facts only (the caller's query requires the user_id phrase, boosted 0 so
+// Lucene's BM25 scores the text alone); user_id = $user_id is checked exactly after.
 // Scores are raw: cosine as (1 + cos) / 2, Lucene's, and the number of matched entities.
 // The 'size' row counts the user's facts: the caller picks the next search's strategy by it.
 CALL () {
   WITH 1 AS go WHERE $dense = 'exact'
   MATCH (f:Fact {user_id: $user_id})
   WHERE f.embedding IS NOT NULL
-    AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
-      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
-      OR ($mode = 'asof_history'
-          AND ($as_of IS NULL OR f.known_from <= $as_of)
-          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
-      OR ($mode = 'asof'
-          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
-          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+    AND
+    //include in_view
   // The same top $k_dense: one call of hmem's procedure, or plain Cypher without it.
   //native WITH collect(f) AS fs
   //native CALL hmem.vector.topk(fs, ['embedding_f32le', 'embedding'], $vector, $k_dense)
@@ -42,14 +39,8 @@ CALL () {
   CALL db.index.vector.queryNodes('fact_embedding', $fetch_dense, $vector) YIELD node, score
   WITH node AS f, score
   WHERE f.user_id = $user_id
-    AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
-      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
-      OR ($mode = 'asof_history'
-          AND ($as_of IS NULL OR f.known_from <= $as_of)
-          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
-      OR ($mode = 'asof'
-          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
-          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+    AND
+    //include in_view
   WITH f, score
   ORDER BY score DESC, f.id
   LIMIT $k_dense
@@ -64,14 +55,8 @@ CALL () {
   MATCH (f:Fact {user_id: $user_id})
     SEARCH f IN (VECTOR INDEX fact_embedding FOR $vector WHERE f.user_id = $user_id LIMIT $fetch_search) SCORE AS score
   WITH f, score
-  WHERE (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
-      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
-      OR ($mode = 'asof_history'
-          AND ($as_of IS NULL OR f.known_from <= $as_of)
-          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
-      OR ($mode = 'asof'
-          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
-          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+  WHERE
+  //include in_view
   WITH f, score
   ORDER BY score DESC, f.id
   LIMIT $k_dense
@@ -79,17 +64,11 @@ CALL () {
   //cypher25 end
   UNION ALL
   WITH 1 AS go WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $fetch_lexical}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('fact_text_user', $lucene, {limit: $fetch_lexical}) YIELD node, score
   WITH node AS f, score
   WHERE f.user_id = $user_id
-    AND (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
-      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
-      OR ($mode = 'asof_history'
-          AND ($as_of IS NULL OR f.known_from <= $as_of)
-          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
-      OR ($mode = 'asof'
-          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
-          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+    AND
+    //include in_view
   WITH f, score
   ORDER BY score DESC, f.id
   LIMIT $k_lexical
@@ -99,14 +78,8 @@ CALL () {
   MATCH (e:Entity {user_id: $user_id})
   WHERE e.canonical IN $entities OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) IN $entities)
   MATCH (f:Fact {user_id: $user_id})-[:MENTIONS]->(e)
-  WHERE (($mode = 'current' AND f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now))
-      OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
-      OR ($mode = 'asof_history'
-          AND ($as_of IS NULL OR f.known_from <= $as_of)
-          AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))
-      OR ($mode = 'asof'
-          AND ($as_of IS NULL OR (f.known_from <= $as_of AND (f.known_to IS NULL OR f.known_to > $as_of)))
-          AND ($as_of_event IS NULL OR (f.valid_from <= $as_of_event AND (f.valid_to IS NULL OR f.valid_to > $as_of_event)))))
+  WHERE
+  //include in_view
   WITH f, count(DISTINCT e) AS matched
   ORDER BY matched DESC, f.known_from DESC, f.id
   LIMIT $k_entity

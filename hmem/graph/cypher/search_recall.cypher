@@ -1,4 +1,4 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, lexical, lex_terms, entities, k_entity, w_dense, w_lexical, w_entity, w_session, w_adjacent, seeds, keep
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, entities, k_entity, w_dense, w_lexical, w_entity, w_session, w_adjacent, seeds, keep
 // The whole read path's database side in ONE round trip: the candidates of
 // search_candidates.cypher (same branches, same raw scores), the first-pass hybrid score
 // of hmem.recall.scoring (dense (2s - 1) clipped to 0..1, lexical and entity divided by
@@ -10,14 +10,10 @@
 // newer, related). Facts come as lists in hmem.graph.search's _FACT_FIELDS order: the
 // driver decodes every map key of every row in pure Python.
 // The caller recomputes the first pass in Python and keeps what it would have chosen.
-// lexical: 'index' asks the global fulltext index for $fetch_lexical hits and keeps the
-// user's (at 1M facts over 5,000 users the global top 1,000 rarely holds any of them);
-// 'scan' reads the user's own facts (fact_user index) and scores the same query as
-// Lucene's BM25 would (k1 = 1.2, b = 0.75, idf and average length over the user's facts)
-// with 1.0 per matching stem prefix: $lex_terms are Java patterns for the whole word and
-// for the prefix, built by the caller from the question's content words. Only documents
-// matching some term are kept for scoring; every document counts in n and the average
-// length (spaces + 1, as size(split(t, ' '))), so idf and BM25 are unchanged.
+// lexical: Lucene's own BM25 over this user's facts only: $lucene (built by the caller)
+// requires the user's id as a phrase in the user_id field of fact_text_user, boosted 0
+// so only the text scores; user_id = $user_id is then checked exactly (an id whose words
+// are all inside another id's, "ann" in "ann-lee", would otherwise match that user's).
 // $vector is a plain list of floats (hmem.graph.catalog gives list parameters a short
 // repr: the driver formats every parameter for its DEBUG log even when that log is off,
 // which for 384 floats cost more than packing them). Every date-time comes back as
@@ -73,34 +69,10 @@ CALL () {
   RETURN f AS id, 'dense' AS source, score
   //cypher25 end
   UNION ALL
-  WITH 1 AS go WHERE $lexical = 'index' AND $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $fetch_lexical}) YIELD node, score
+  WITH 1 AS go WHERE $lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes('fact_text_user', $lucene, {limit: $fetch_lexical}) YIELD node, score
   WITH node AS f, score
   WHERE f.user_id = $user_id
-    AND
-    //include in_view
-  WITH f, score
-  ORDER BY score DESC, f.id
-  LIMIT $k_lexical
-  RETURN f AS id, 'lexical' AS source, score
-  UNION ALL
-  WITH 1 AS go WHERE $lexical = 'scan' AND size($lex_terms) > 0
-  MATCH (f:Fact {user_id: $user_id})
-  WITH f, toLower(f.text) AS t
-  WITH f, t, size(t) - size(replace(t, ' ', '')) + 1 AS dl,
-       [x IN $lex_terms | t CONTAINS x.word AND t =~ x.exact] AS exact,
-       [x IN $lex_terms | x.prefix IS NOT NULL AND t CONTAINS x.root AND t =~ x.prefix] AS prefix
-  WITH count(*) AS n, sum(dl) AS total,
-       collect(CASE WHEN any(b IN exact + prefix WHERE b) THEN {f: f, dl: dl, exact: exact, prefix: prefix} END) AS docs
-  WITH docs, toFloat(total) / CASE n WHEN 0 THEN 1 ELSE n END AS avgdl, toFloat(n) AS n,
-       [i IN range(0, size($lex_terms) - 1) | size([d IN docs WHERE d.exact[i]])] AS df
-  WITH docs, avgdl, [c IN df | log(1.0 + (n - c + 0.5) / (c + 0.5))] AS idf
-  UNWIND docs AS d
-  WITH d.f AS f,
-       reduce(s = 0.0, i IN range(0, size($lex_terms) - 1) |
-         s + CASE WHEN d.exact[i] THEN idf[i] * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * d.dl / avgdl)) ELSE 0.0 END
-           + CASE WHEN d.prefix[i] THEN 1.0 ELSE 0.0 END) AS score
-  WHERE score > 0.0
     AND
     //include in_view
   WITH f, score
