@@ -70,8 +70,8 @@ class Config(BaseSettings):
     )
 
     # -- the read path (docs/retrieval.md) ----------------------------------------------
-    search_w_dense: float = Field(0.6, ge=0, description="weight of vector similarity")
-    search_w_lexical: float = Field(0.3, ge=0, description="weight of the fulltext score")
+    search_w_dense: float = Field(0.7, ge=0, description="weight of vector similarity")
+    search_w_lexical: float = Field(0.2, ge=0, description="weight of the fulltext score")
     search_w_entity: float = Field(0.1, ge=0, description="weight of entity matches")
     search_w_session: float = Field(
         0.4, ge=0, description="weight of the best first-pass score in the fact's episode"

@@ -204,11 +204,14 @@ BASELINES = ("bm25", "dense", "hybrid-numpy")
 
 # Each technique of the read path switched off alone (weights of hmem.recall.ScoreWeights
 # set to 0 or back to the seeds' fusion), for the ablation table.
+# Each technique off alone: ScoreWeights fields, or "embed_names" (Recall.embed_names).
 ABLATIONS: dict[str, dict[str, float]] = {
+    "question embedded with its names": {"embed_names": 1.0},
     "without the session group": {"session": 0.0},
     "without adjacent turns": {"adjacent": 0.0},
     "without the graph step": {"session": 0.0, "adjacent": 0.0},
-    "before: 0.8/0.1/0.1, no graph step": {
+    "before: 0.8/0.1/0.1, no graph step, names embedded": {
+        "embed_names": 1.0,
         "dense": 0.8,
         "lexical": 0.1,
         "entity": 0.1,

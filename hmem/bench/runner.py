@@ -83,11 +83,14 @@ def _ablation(
     out: dict[str, Any] = {}
     try:
         for name, change in locomo_bench.ABLATIONS.items():
+            change = dict(change)
+            memory.recall.embed_names = bool(change.pop("embed_names", 0.0))
             memory.recall.weights = dataclasses.replace(weights, **change)
             per_corpus = _search_each(memory, cs, questions, f"ablation ({setting}): {name}")
             out[name] = _scores([r for mine in per_corpus for r in mine])
     finally:
         memory.recall.weights = weights
+        memory.recall.embed_names = False
     return out
 
 

@@ -84,6 +84,9 @@ class Recall:
     ) -> None:
         self.search_backend = search
         self.weights = weights or ScoreWeights()
+        # The question is embedded without its names (query.dense_text); True embeds it
+        # as asked (the benchmark's ablation).
+        self.embed_names = False
         self.embedder = embedder
         self._touch = touch
         self._pool: ThreadPoolExecutor | None = None
@@ -152,7 +155,7 @@ class Recall:
         embed_ms = 0.0
         if vector is None and self.embedder is not None:
             started = time.perf_counter()
-            [embedded] = self.embedder.embed([query])
+            [embedded] = self.embedder.embed([query if self.embed_names else analysis.dense])
             vector = embedded
             embed_ms = _ms(started)
         weights = self.weights

@@ -9,6 +9,7 @@ from datetime import datetime
 __all__ = [
     "QueryAnalysis",
     "analyse",
+    "dense_text",
     "entity_grams",
     "escape_lucene",
     "is_about_the_past",
@@ -141,11 +142,24 @@ def entity_grams(question: str) -> list[str]:
     return grams
 
 
+def dense_text(question: str) -> str:
+    """The question as it is embedded: without its names (capitalised words after the
+    first, as ``lexical_terms`` reads them). Every fact of Maya's says "Maya", so the
+    name pulled the question's vector toward her shortest sentences; the entity signal
+    matches names instead. On LoCoMo's dev split (numpy, MiniLM) this and the 0.7 / 0.2
+    / 0.1 weights lifted R@5/R@10/R@30 by +0.011/+0.011/+0.019 (facts + turns) and
+    +0.021/+0.017/+0.016 (facts only); see docs/retrieval.md."""
+    words = question.split()
+    kept = [w for position, w in enumerate(words) if position == 0 or not w[:1].isupper()]
+    return " ".join(kept) if len(kept) > 1 else question
+
+
 @dataclass(frozen=True, slots=True)
 class QueryAnalysis:
     about_the_past: bool
     lucene: str | None
     grams: list[str]
+    dense: str  # the text to embed (dense_text)
 
 
 def analyse(question: str, now: datetime) -> QueryAnalysis:
@@ -153,4 +167,5 @@ def analyse(question: str, now: datetime) -> QueryAnalysis:
         about_the_past=is_about_the_past(question, now),
         lucene=lucene_query(question),
         grams=entity_grams(question),
+        dense=dense_text(question),
     )

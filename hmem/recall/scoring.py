@@ -12,7 +12,7 @@
   seeds of the fact's episode: a group scored by its best member, never by a mean,
 - adjacent: the first-pass score of a seed one turn away in the same episode.
 
-Weights come from ``Config`` (0.6 / 0.3 / 0.1, session 0.4, adjacent 0.3, recency and
+Weights come from ``Config`` (0.7 / 0.2 / 0.1, session 0.4, adjacent 0.3, recency and
 importance 0; tuned on LoCoMo's dev split, see docs/retrieval.md). Without an
 embedder the dense weight is dropped and the others are rescaled to sum to what they
 summed to with it, so scores stay comparable in scale.
@@ -42,8 +42,8 @@ GRAPH_SOURCES = ("session", "adjacent")
 
 @dataclass(frozen=True, slots=True)
 class ScoreWeights:
-    dense: float = 0.6
-    lexical: float = 0.3
+    dense: float = 0.7
+    lexical: float = 0.2
     entity: float = 0.1
     recency: float = 0.0
     importance: float = 0.0

@@ -67,9 +67,9 @@ def test_current_question_ranks_the_successor_with_the_replaced_facts_relevance(
     assert ids == ["paris", "veg"]  # ...but only hand their score on
     paris = result.hits[0]
     assert paris.promoted_by == "london"
-    # London 0.6 × 0.8 = 0.48, Paris's own 0.6 × 0.6 = 0.36: it matches 0.75 of London,
+    # London 0.7 × 0.8 = 0.56, Paris's own 0.7 × 0.6 = 0.42: it matches 0.75 of London,
     # so it inherits 0.6 + 0.3 × 0.75 = 0.825 of London's score.
-    assert paris.score == pytest.approx(0.48 * (0.6 + 0.3 * 0.75))
+    assert paris.score == pytest.approx(0.56 * (0.6 + 0.3 * 0.75))
     assert paris.parts["inherited"] > 0
     assert [p.fact.id for p in paris.predecessors] == ["london"]
     assert "before: Maya lives in London" in result.context
@@ -133,3 +133,20 @@ def test_one_round_trip_fetches_candidates_and_their_expansion() -> None:
     assert search.retrieve_calls == 1
     assert result.timings.round_trips == 1
     assert search.calls[0]["k_dense"] == 60
+
+
+def test_the_question_is_embedded_without_its_names_unless_asked() -> None:
+    class Recorder:
+        def __init__(self) -> None:
+            self.seen: list[str] = []
+
+        def embed(self, texts: Sequence[str]) -> list[list[float]]:
+            self.seen.extend(texts)
+            return [[1.0] for _ in texts]
+
+    embedder = Recorder()
+    recall = Recall(FakeSearch(), embedder=embedder)
+    recall.search("Where does Maya live?", user_id="u", now=NOW)
+    recall.embed_names = True
+    recall.search("Where does Maya live?", user_id="u", now=NOW)
+    assert embedder.seen == ["Where does live?", "Where does Maya live?"]

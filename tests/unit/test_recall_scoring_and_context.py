@@ -102,7 +102,7 @@ def test_weights_default_and_parts_add_up() -> None:
     score, parts, _ = weighted(
         {"dense": 0.5, "lexical": 1.0, "entity": 1.0}, ScoreWeights(), None, NOW
     )
-    assert parts == pytest.approx({"dense": 0.3, "lexical": 0.3, "entity": 0.1})
+    assert parts == pytest.approx({"dense": 0.35, "lexical": 0.2, "entity": 0.1})
     assert score == pytest.approx(sum(parts.values()))
 
 
@@ -115,7 +115,7 @@ def test_graph_signals_are_first_pass_scores_weighted_as_given() -> None:
     assert parts["session"] == pytest.approx(0.21) and parts["adjacent"] == pytest.approx(0.075)
     assert score == pytest.approx(0.285)
     assert "session" not in weighted(raw["a"], w, None, NOW)[1]  # no part without a signal
-    assert ScoreWeights().graph() == (0.6, 0.3, 0.1, 0.4, 0.3)
+    assert ScoreWeights().graph() == (0.7, 0.2, 0.1, 0.4, 0.3)
 
 
 def test_a_successor_inherits_more_the_better_it_matches_itself() -> None:
@@ -228,3 +228,16 @@ def test_packing_respects_the_token_budget() -> None:
     assert tokens == count_tokens(block) <= 120
     assert [h.fact.id for h in packed] == [h.fact.id for h in hits if h in packed]
     assert pack([], [], budget=100, now=NOW, title="Memories:", count=count_tokens) == ([], "", 0)
+
+
+def test_the_question_is_embedded_without_its_names() -> None:
+    from hmem.recall.query import analyse, dense_text
+
+    assert dense_text("What pets does Maya have?") == "What pets does have?"
+    assert dense_text("Where did Caroline's sister move?") == "Where did sister move?"
+    assert dense_text("Maya's address?") == "Maya's address?"  # the first word stays
+    assert dense_text("Who is Maya?") == "Who is"
+    assert dense_text("Where Maya?") == "Where Maya?"  # nothing but a name left: as asked
+    assert analyse("What pets does Maya have?", datetime(2026, 1, 1, tzinfo=UTC)).dense == (
+        "What pets does have?"
+    )
