@@ -46,6 +46,10 @@ STOPWORDS = frozenset(
 )
 
 MAX_TERMS = 32
+# Lucene's standard tokenizer cuts tokens at 255 characters, so a longer word is never
+# in the index; and a prefix query over 1,000 characters fails ("input automaton is too
+# large") instead of matching nothing.
+MAX_TERM_CHARS = 255
 MAX_GRAM = 4
 
 
@@ -89,7 +93,9 @@ def lexical_terms(question: str) -> list[tuple[str, str | None]]:
     names: list[str] = []
     for position, word in enumerate(words):
         lower = word.casefold()
-        if len(lower) < 2 or lower in STOPWORDS or lower in content or lower in names:
+        if not 2 <= len(lower) <= MAX_TERM_CHARS or lower in STOPWORDS:
+            continue
+        if lower in content or lower in names:
             continue
         (names if position > 0 and word[:1].isupper() else content).append(lower)
     terms = (content or names)[:MAX_TERMS]

@@ -67,3 +67,13 @@ def test_analyse_bundles_everything() -> None:
     assert analysis.about_the_past
     assert analysis.lucene == "live OR live*"
     assert "maya" in analysis.grams
+
+
+def test_words_longer_than_lucene_keeps_are_not_asked_for() -> None:
+    """A 4,000-letter word can never be in the index (tokens are cut at 255) and its
+    prefix query fails in Lucene ("input automaton is too large"): it is dropped."""
+    from hmem.recall.query import MAX_TERM_CHARS, lucene_query
+
+    assert lucene_query("ab" * 2000) is None
+    assert lucene_query("tea " + "x" * (MAX_TERM_CHARS + 1)) == "tea OR tea*"
+    assert lucene_query("x" * MAX_TERM_CHARS) is not None
