@@ -148,15 +148,21 @@ def entity_grams(question: str) -> list[str]:
     return grams
 
 
+def _titlecase(word: str) -> bool:
+    """A name's shape: a capital, then lower-case letters ("Maya", "Maya's"); not an
+    acronym or product name (API, LGBTQ, iPhone)."""
+    letters = [ch for ch in _clean(word) if ch.isalpha()]
+    return len(letters) > 1 and letters[0].isupper() and all(ch.islower() for ch in letters[1:])
+
+
 def dense_text(question: str) -> str:
-    """The question as it is embedded: without its names (capitalised words after the
-    first, as ``lexical_terms`` reads them). Every fact of Maya's says "Maya", so the
-    name pulled the question's vector toward her shortest sentences; the entity signal
-    matches names instead. On LoCoMo's dev split (numpy, MiniLM) this and the 0.7 / 0.2
-    / 0.1 weights lifted R@5/R@10/R@30 by +0.011/+0.011/+0.019 (facts + turns) and
-    +0.021/+0.017/+0.016 (facts only); see docs/retrieval.md."""
+    """The question as it is embedded: without its names (words shaped like a name,
+    "Maya", "Maya's", after the first word; acronyms such as API stay). Every fact of
+    Maya's says "Maya", so the name pulled the question's vector toward her shortest
+    sentences; the entity signal matches names instead. Measured with the 0.7 / 0.2 /
+    0.1 weights on LoCoMo's dev split and BEAM: see docs/retrieval.md."""
     words = question.split()
-    kept = [w for position, w in enumerate(words) if position == 0 or not w[:1].isupper()]
+    kept = [w for position, w in enumerate(words) if position == 0 or not _titlecase(w)]
     return " ".join(kept) if len(kept) > 1 else question
 
 
