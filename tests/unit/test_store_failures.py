@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from neo4j import Driver, GraphDatabase
@@ -87,7 +87,8 @@ def test_driver_errors_become_retryable_and_count_towards_the_breaker(driver: Dr
         _raise(ValueError("not even tried"), driver)
 
 
-def _failed_session(tmp_path: Path, error: str) -> HmemError:
+def _submitted(tmp_path: Path) -> tuple[JobQueue, Any]:
+    """A queue holding one pending session."""
     queue = JobQueue(tmp_path / "q.sqlite3")
     job, _ = queue.submit(
         user_id="u1",
@@ -97,6 +98,11 @@ def _failed_session(tmp_path: Path, error: str) -> HmemError:
         refused=[],
         ignored=0,
     )
+    return queue, job
+
+
+def _failed_session(tmp_path: Path, error: str) -> HmemError:
+    queue, job = _submitted(tmp_path)
     queue.fail(job.id, error)  # as the background worker records it
     ingest = Ingestor(queue, cast(Pipeline, None))  # never reached: the job already failed
     with pytest.raises(HmemError) as caught:
@@ -122,15 +128,7 @@ def test_a_sync_caller_gets_the_kind_its_session_failed_with(
 
 
 def test_a_sync_wait_that_runs_out_is_retryable(tmp_path: Path) -> None:
-    queue = JobQueue(tmp_path / "q.sqlite3")
-    job, _ = queue.submit(
-        user_id="u1",
-        observed_at=datetime(2026, 1, 1, tzinfo=UTC),
-        source_text="hello",
-        episode_text="hello",
-        refused=[],
-        ignored=0,
-    )
+    queue, job = _submitted(tmp_path)
     assert queue.claim() is not None  # another worker holds it
     ingest = Ingestor(queue, cast(Pipeline, None), sync_timeout_s=0.0, poll_s=0.01)
     with pytest.raises(RetryableError, match="still running"):
