@@ -62,9 +62,13 @@ class StoreBase:
         return require_aware(value, name) or self._clock()
 
     @staticmethod
-    def _run(tx: ManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+    def _run(
+        tx: ManagedTransaction, name: str, *, native: bool = False, **params: Any
+    ) -> list[dict[str, Any]]:
+        """Run a catalog statement in ``tx`` (its ``//native`` text when ``native``)."""
         stmt = catalog.statement(name)
-        return [r.data() for r in tx.run(stmt.text, stmt.bind(params))]
+        text = stmt.text_for(native=native, cypher25=False)
+        return [r.data() for r in tx.run(text, stmt.bind(params))]
 
     def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         stmt = catalog.statement(name)

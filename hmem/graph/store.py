@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 from neo4j import ManagedTransaction
+from neo4j import exceptions as neo
 
 from hmem._text import fact_hash
 from hmem.errors import (
@@ -26,7 +29,7 @@ from hmem.errors import (
     ValidationError,
 )
 from hmem.graph._base import new_id
-from hmem.graph._records import check_user_id, native, packed, to_fact, unpacked
+from hmem.graph._records import check_user_id, native, to_fact, unpacked
 from hmem.graph.imported import ImportData
 from hmem.graph.userdata import UserData
 from hmem.models import (
@@ -39,17 +42,30 @@ from hmem.models import (
     WriteResult,
     check_vector,
     require_aware,
+    vector_array,
 )
 
-__all__ = ["EpisodeDraft", "GraphStore"]
+__all__ = ["VECTOR_SET_PROCEDURE", "EpisodeDraft", "GraphStore"]
+
+# hmem's plugin (hmem.localdb.plugin) stores a vector sent as float32 bytes; without it
+# (Aura, a server of your own) the vector goes as a float list to setNodeVectorProperty.
+VECTOR_SET_PROCEDURE = "hmem.vector.set"
+_PROCEDURE_NOT_FOUND = "Neo.ClientError.Procedure.ProcedureNotFound"
 
 
-def _fact_row(row: dict[str, Any]) -> dict[str, Any]:
-    """One new fact as ``write_apply`` takes it: its fields, its vector twice (a float
-    list for the vector index, float32 bytes for the procedure) and its entities, one
-    per canonical name."""
+def _position(times: dict[datetime, int], at: datetime | None) -> int | None:
+    """``at``'s position in ``write_apply``'s ``$times`` (added when new)."""
+    return None if at is None else times.setdefault(at, len(times))
+
+
+def _fact_row(
+    row: dict[str, Any], times: dict[datetime, int], *, bytes_only: bool
+) -> dict[str, Any]:
+    """One new fact as ``write_apply`` takes it: its fields (times as positions in
+    ``times``), its vector (float32 bytes for the procedures, and unless ``bytes_only``
+    a float list for setNodeVectorProperty) and its entities, one per canonical name."""
     draft: FactDraft = row["draft"]
-    vector = draft.embedding
+    vector = row["vector"]
     entities: dict[str, dict[str, Any]] = {}
     for e in draft.entities:  # the first mention of a name wins; aliases add up
         entity = entities.setdefault(
@@ -63,12 +79,12 @@ def _fact_row(row: dict[str, Any]) -> dict[str, Any]:
         "category": draft.category.value,
         "importance": draft.importance,
         "hash": row["hash"],
-        "valid_from": row["valid_from"],
-        "valid_to": draft.valid_to,
-        "known_from": row["known_from"],
+        "valid_from": _position(times, row["valid_from"]),
+        "valid_to": _position(times, draft.valid_to),
+        "known_from": _position(times, row["known_from"]),
         "source": draft.source,
-        "embedding": vector,
-        "packed": packed(vector) if vector is not None else None,
+        "embedding": None if bytes_only else draft.embedding,
+        "packed": None if vector is None else vector.astype("<f4").tobytes(),
         "entities": list(entities.values()),
     }
 
@@ -95,15 +111,21 @@ class GraphStore(UserData, ImportData):
     (with supersession), reads of single facts, histories and lists, (from
     ``UserData``) export and erasure, and (from ``ImportData``) imports."""
 
-    def _check_draft(self, draft: FactDraft) -> None:
+    _vector_set: bool | None = None  # whether the server has hmem.vector.set (asked once)
+
+    def _check_draft(self, draft: FactDraft) -> npt.NDArray[np.float64] | None:
+        """The draft's vector, checked (None without one); errors for what cannot be
+        written."""
         if len(draft.text) > self.max_fact_chars:
             raise TextTooLongError(
                 f"fact text has {len(draft.text)} characters; the limit is {self.max_fact_chars}"
             )
-        if draft.embedding is not None:  # drafts built with model_copy skip their validators
-            check_vector(draft.embedding, self.embedding_dim)
         if len(draft.entities) > self.max_entities_per_fact:
             raise ValidationError(f"a fact may name at most {self.max_entities_per_fact} entities")
+        if draft.embedding is None:
+            return None
+        # Drafts built with model_copy skip their validators: check again, at this dimension.
+        return vector_array(draft.embedding, self.embedding_dim)
 
     def write(
         self,
@@ -135,7 +157,7 @@ class GraphStore(UserData, ImportData):
         seen_hashes: set[str] = set()
         skipped = 0
         for draft in drafts:
-            self._check_draft(draft)
+            vector = self._check_draft(draft)
             digest = fact_hash(draft.text)
             if digest in seen_hashes:
                 skipped += 1
@@ -148,6 +170,7 @@ class GraphStore(UserData, ImportData):
             rows.append(
                 {
                     "draft": draft,
+                    "vector": vector,
                     "id": draft.id or new_id(),
                     "hash": digest,
                     "known_from": known_from,
@@ -156,12 +179,30 @@ class GraphStore(UserData, ImportData):
             )
 
         merges = list(dict.fromkeys(corroborate))
+        bytes_only = self._vector_set_available()
 
         def work(tx: ManagedTransaction) -> WriteResult:
-            return self._write_tx(tx, user_id, rows, skipped, observed, ingested, episode, merges)
+            return self._write_tx(
+                tx, user_id, rows, skipped, observed, ingested, episode, merges, bytes_only
+            )
 
-        result: WriteResult = self._write(user_id, work, accepted_at=accepted_at)
+        try:
+            result: WriteResult = self._write(user_id, work, accepted_at=accepted_at)
+        except neo.ClientError as exc:
+            if not bytes_only or exc.code != _PROCEDURE_NOT_FOUND:
+                raise
+            # The server lost hmem's plugin (restarted without it): write as plain Cypher.
+            self._vector_set = False
+            bytes_only = False
+            result = self._write(user_id, work, accepted_at=accepted_at)
         return result
+
+    def _vector_set_available(self) -> bool:
+        """Whether the server has ``hmem.vector.set`` (hmem's plugin), asked once."""
+        if self._vector_set is None:
+            [row] = self._read("schema_procedure_exists", procedure=VECTOR_SET_PROCEDURE)
+            self._vector_set = bool(row["present"])
+        return self._vector_set
 
     def _write_tx(
         self,
@@ -173,6 +214,7 @@ class GraphStore(UserData, ImportData):
         ingested: datetime,
         episode: EpisodeDraft | None,
         merges: list[str],
+        bytes_only: bool,
     ) -> WriteResult:
         """Two round trips: ``write_check`` reads what the write depends on, and
         ``write_apply`` makes every change (a third, the erasure guard, runs before)."""
@@ -260,12 +302,16 @@ class GraphStore(UserData, ImportData):
             if added or merges
             else []
         )
+        times: dict[datetime, int] = {}  # each distinct instant sent once
+        facts = [_fact_row(r, times, bytes_only=bytes_only) for r in fresh]
         [done] = self._run(
             tx,
             "write_apply",
+            native=bytes_only,
             user_id=user_id,
             now=ingested,
-            facts=[_fact_row(r) for r in fresh],
+            times=list(times),
+            facts=facts,
             links=links,
             closes=list(closes.values()),
             pairs=pairs,

@@ -1,26 +1,34 @@
-// params: user_id, now, facts, links, closes, pairs, merges, episodes, audit
+// params: user_id, now, times, facts, links, closes, pairs, merges, episodes, audit
 // Second and last statement of a write transaction (store.GraphStore.write): every
 // change of one write in one round trip. Each CALL block takes one list and is a no-op
 // for an empty one; they run in order, so the links see the facts created above them.
 // x.embedding is stored as float32 by setNodeVectorProperty (half the bytes of a plain
 // SET of a float list); x.packed is the same vector as float32 little-endian bytes, which
-// hmem's procedure reads (hmem.localdb.plugin). New facts have no MENTIONS yet: CREATE
+// hmem's procedure reads (hmem.localdb.plugin). With hmem's plugin (the //native text)
+// the vector is sent only as those bytes and hmem.vector.set stores the same float array
+// from them: a float list parameter costs the server an object per value to unpack. New facts have no MENTIONS yet: CREATE
 // (the caller sends each fact's entities once per canonical name). The user's root
 // exists: the erasure guard (user_guard.cypher) merged it first, in this transaction.
+// A fact's times are positions in $times (each distinct instant sent once: the driver
+// spends ~0.1 ms converting each datetime it sends); $times[null] is null.
 CALL () {
   UNWIND $facts AS x
   CREATE (f:Fact {
     user_id: $user_id, id: x.id, text: x.text, category: x.category,
     importance: x.importance, hash: x.hash,
-    valid_from: x.valid_from, valid_to: x.valid_to,
-    known_from: x.known_from, known_to: null,
+    valid_from: $times[x.valid_from], valid_to: $times[x.valid_to],
+    known_from: $times[x.known_from], known_to: null,
     ingested_at: $now, last_used_at: null,
     corroborations: 1, source: x.source
   })
   WITH f, x
   CALL (f, x) {
+//plain begin
     WITH f, x WHERE x.embedding IS NOT NULL
     CALL db.create.setNodeVectorProperty(f, 'embedding', x.embedding)
+//plain end
+//native     WITH f, x WHERE x.packed IS NOT NULL
+//native     CALL hmem.vector.set(f, 'embedding', x.packed)
     SET f.embedding_f32le = x.packed
   }
   CALL (f, x) {

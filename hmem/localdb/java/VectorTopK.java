@@ -33,6 +33,12 @@ import org.neo4j.procedure.Procedure;
  * <p>Why a procedure: in Cypher each row also pays for a generic list-to-vector
  * conversion of both arguments and the slotted runtime's sort; here the query vector is
  * converted once and only the best k are kept.
+ *
+ * <p>{@code hmem.vector.set} is the write side: it stores a vector sent as float32 bytes
+ * as the float array that {@code db.create.setNodeVectorProperty} stores from a float
+ * list. A float list parameter costs the server an object per value to unpack (about
+ * 0.3 ms per 384-d vector, more than the rest of a fact's write; docs/write-path.md);
+ * bytes arrive as one array.
  */
 public class VectorTopK {
     public static final class Hit {
@@ -106,6 +112,33 @@ public class VectorTopK {
         List<Scored> best = new ArrayList<>(worstFirst);
         best.sort(BEST_FIRST);
         return best.stream().map(s -> new Hit(s.node, s.score));
+    }
+
+    @Procedure(name = "hmem.vector.set", mode = Mode.WRITE)
+    @Description("hmem.vector.set(node, property, vector): set the node's property to the "
+            + "float32 little-endian vector given as bytes, stored as a float array (as "
+            + "db.create.setNodeVectorProperty stores a float list), so the vector index "
+            + "sees it. Refuses an empty, ragged or non-finite vector.")
+    public void set(
+            @Name("node") Node node,
+            @Name("property") String property,
+            @Name("vector") byte[] vector) {
+        if (node == null || property == null || vector == null) {
+            throw new IllegalArgumentException("hmem.vector.set needs a node, a property and a vector");
+        }
+        if (vector.length == 0 || vector.length % 4 != 0) {
+            throw new IllegalArgumentException(
+                    "hmem.vector.set: " + vector.length + " bytes are not float32 values");
+        }
+        FloatBuffer floats = ByteBuffer.wrap(vector).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+        float[] values = new float[vector.length / 4];
+        floats.get(values);
+        for (float x : values) {
+            if (!Float.isFinite(x)) {
+                throw new IllegalArgumentException("hmem.vector.set: the vector holds a non-finite value");
+            }
+        }
+        node.setProperty(property, values);
     }
 
     private static float[] normalised(List<Double> vector) {

@@ -1,0 +1,73 @@
+"""Vectors written as float32 bytes through hmem's plugin (``hmem.vector.set``) against
+the plain path (a float list through ``db.create.setNodeVectorProperty``): the same
+stored values, the same property type, and the vector index sees both."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import numpy as np
+from neo4j import Driver
+
+from hmem import Memory
+from hmem.graph.store import VECTOR_SET_PROCEDURE
+from hmem.models import FactDraft
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+_STORED = """
+MATCH (f:Fact {user_id: $user_id})
+RETURN f.id AS id, f.embedding AS embedding, valueType(f.embedding) AS type,
+       f.embedding_f32le AS packed, f.valid_from AS valid_from, f.known_from AS known_from,
+       f.valid_to AS valid_to
+ORDER BY id
+"""
+_INDEXED = """
+CALL db.index.vector.queryNodes('fact_embedding', 5, $vector) YIELD node, score
+WHERE node.user_id = $user_id
+RETURN node.id AS id
+"""
+
+
+def _write(memory: Memory, user: str, vectors: np.ndarray) -> None:
+    drafts = [
+        FactDraft(
+            id=f"f{i}",
+            text=f"vector fact number {i}",
+            embedding=v.tolist(),
+            valid_from=NOW,
+            valid_to=NOW.replace(year=2027) if i == 0 else None,
+        )
+        for i, v in enumerate(vectors)
+    ]
+    memory.remember_many(drafts, user_id=user, observed_at=NOW)
+
+
+def test_bytes_and_float_list_store_the_same_vector(memory: Memory, driver: Driver) -> None:
+    store = memory.store
+    assert store._vector_set_available(), f"{VECTOR_SET_PROCEDURE} is not on the test server"
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((3, memory.config.embedding_dim))
+    users = {kind: f"vbytes-{kind}-{uuid.uuid4().hex[:8]}" for kind in ("bytes", "list")}
+    try:
+        _write(memory, users["bytes"], vectors)
+        store._vector_set = False  # as on a server without the plugin (Aura)
+        try:
+            _write(memory, users["list"], vectors)
+        finally:
+            store._vector_set = None
+        stored = {
+            kind: driver.execute_query(_STORED, user_id=user)[0] for kind, user in users.items()
+        }
+        got = {kind: [r.data() for r in records] for kind, records in stored.items()}
+        assert len(got["bytes"]) == 3
+        assert got["bytes"] == got["list"]  # values, times, bytes, type: all the same
+        assert got["bytes"][0]["valid_to"] is not None and got["bytes"][1]["valid_to"] is None
+        assert {r["type"] for r in got["bytes"]} == {"LIST<FLOAT NOT NULL> NOT NULL"}
+        for kind, user in users.items():
+            found = driver.execute_query(_INDEXED, vector=vectors[1].tolist(), user_id=user)[0]
+            assert "f1" in [r["id"] for r in found], kind
+    finally:
+        for user in users.values():
+            memory.erase_user(user)
