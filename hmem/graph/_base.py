@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from neo4j import Driver, ManagedTransaction, Session
+from neo4j import Driver, ManagedTransaction, Record, Session
 
 from hmem.errors import ErasureInProgressError, NotFoundError, UserErasedError
 from hmem.graph import catalog
@@ -71,12 +71,25 @@ class StoreBase:
         return [r.data() for r in tx.run(text, stmt.bind(params))]
 
     def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return [r.data() for r in self._records(name, params)]
+
+    def _read_values(
+        self, name: str, *, native: bool = False, **params: Any
+    ) -> list[dict[str, Any]]:
+        """``_read`` for a statement that returns no nodes, relationships or paths: the
+        rows as they came. ``Record.data()`` rebuilds every list and bytes value element
+        by element (a float32 vector's 1,536 bytes one call each). ``native``: the
+        statement's ``//native`` text."""
+        return [dict(r) for r in self._records(name, params, native=native)]
+
+    def _records(self, name: str, params: dict[str, Any], *, native: bool = False) -> list[Record]:
         stmt = catalog.statement(name)
+        text = stmt.text_for(native=native, cypher25=False)
         with translate_errors(self._driver):
             records, _, _ = self._driver.execute_query(
-                stmt.text, stmt.bind(params), database_=self._database, routing_="r"
+                text, stmt.bind(params), database_=self._database, routing_="r"
             )
-        return [r.data() for r in records]
+        return records
 
     def _write(
         self,

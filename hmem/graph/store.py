@@ -422,7 +422,16 @@ class GraphStore(UserData, ImportData):
             rows = self._read("fact_recent_open", user_id=user_id, k=k)
         else:
             query = check_vector(vector, self.embedding_dim, "query vector")
-            rows = self._read("fact_neighbours", user_id=user_id, vector=query, k=k)
+            plugin = self._vector_set_available()  # hmem's plugin, with hmem.vector.topk
+            try:
+                rows = self._read_values(
+                    "fact_neighbours", native=plugin, user_id=user_id, vector=query, k=k
+                )
+            except neo.ClientError as exc:
+                if not plugin or exc.code != _PROCEDURE_NOT_FOUND:
+                    raise
+                self._vector_set = False  # the server lost hmem's plugin: plain Cypher
+                rows = self._read_values("fact_neighbours", user_id=user_id, vector=query, k=k)
             for row in rows:
                 if row["packed"] is not None:
                     row["embedding"] = unpacked(row["packed"])
