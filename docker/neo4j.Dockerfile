@@ -1,5 +1,5 @@
-# Neo4j 5.26 Community with hmem's plugin (the hmem.vector.topk procedure, the exact
-# per-user vector scan of the read path): compiled from the same source that
+# Neo4j 5.26 Community with hmem's plugin (hmem.vector.topk, the exact per-user vector
+# scan of the read path, and hmem.vector.set, a vector written as bytes): compiled from the same source that
 # `hmem neo4j start` compiles, against this image's own jars, so they always match.
 # Without the plugin hmem falls back to plain Cypher (same results, slower).
 # Built by docker-compose.yml; for a Neo4j of your own use `hmem neo4j plugin --out DIR`.

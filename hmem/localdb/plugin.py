@@ -1,9 +1,12 @@
-"""hmem's Neo4j plugin: the ``hmem.vector.topk`` procedure, compiled from source.
+"""hmem's Neo4j plugin: the ``hmem.vector.topk`` and ``hmem.vector.set`` procedures,
+compiled from source.
 
 One small class (``java/VectorTopK.java`` beside this file) that does the exact
 per-user dense scan of the read path in one call: at 1M facts it takes the server time
-of a recall from ~11 ms to ~9 ms (``docs/retrieval.md``). It is optional: without it the
-same scan runs in plain Cypher with the same results (``hmem.graph.search``).
+of a recall from ~11 ms to ~9 ms (``docs/retrieval.md``); and on the write path stores
+a vector sent as float32 bytes (``docs/write-path.md``, "Write speed"). It is optional:
+without it the same work runs in plain Cypher with the same results
+(``hmem.graph.search``, ``hmem.graph.store``).
 
 The jar is compiled with the JDK's ``javac`` against the server's own jars, so it always
 matches the Neo4j it runs in; it is cached by a hash of the source and the Neo4j version.
