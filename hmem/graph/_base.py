@@ -110,18 +110,33 @@ class StoreBase:
             self._guard(tx, user_id, accepted)
             return work(tx)
 
-        with translate_errors(self._driver), self._session() as session:
-            return session.execute_write(guarded)
+        return self._in_write_transaction(guarded)
 
-    def _guard(self, tx: ManagedTransaction, user_id: str, accepted: datetime) -> None:
+    def _in_write_transaction(self, work: Callable[[ManagedTransaction], Any]) -> Any:
+        """Run ``work`` in one write transaction (retried on transient errors). Every
+        caller's ``work`` starts with ``_guard``."""
+        with translate_errors(self._driver), self._session() as session:
+            return session.execute_write(work)
+
+    def _guard(
+        self,
+        tx: ManagedTransaction,
+        user_id: str,
+        accepted: datetime,
+        statement: str = "user_guard",
+        **params: Any,
+    ) -> dict[str, Any]:
+        """The erasure guard: ``statement`` is ``user_guard`` or one that starts with
+        it (``_guard.cypher``) and reads more in the same round trip; its row."""
         [row] = self._run(
-            tx, "user_guard", user_id=user_id, user_ref=user_ref(user_id), now=self._clock()
+            tx, statement, user_id=user_id, user_ref=user_ref(user_id), now=self._clock(), **params
         )
         erased_at = native(row["erased_at"])
         if erased_at is not None and erased_at >= accepted:
             raise UserErasedError("the user was erased after this write was accepted")
         if row["erasing"]:
             raise ErasureInProgressError("the user is being erased; write again after it")
+        return row
 
     def _session(self) -> Session:
         """A session chained to ``execute_query``'s bookmark manager, which every read

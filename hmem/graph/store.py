@@ -180,21 +180,47 @@ class GraphStore(UserData, ImportData):
 
         merges = list(dict.fromkeys(corroborate))
         bytes_only = self._vector_set_available()
+        accepted = accepted_at or self._clock()
+        target_ids = sorted(
+            {t.target_id for r in rows for t in r["draft"].supersedes}
+            | {t for r in rows for t in r["draft"].relates}
+            | {t for r in rows for t in r["draft"].conflicts}
+            | set(merges)
+        )
 
         def work(tx: ManagedTransaction) -> WriteResult:
+            # The erasure guard and write_check's reads: one round trip.
+            check = self._guard(
+                tx,
+                user_id,
+                accepted,
+                "write_check",
+                hashes=[r["hash"] for r in rows],
+                ids=[r["id"] for r in rows] + target_ids,
+            )
             return self._write_tx(
-                tx, user_id, rows, skipped, observed, ingested, episode, merges, bytes_only
+                tx,
+                user_id,
+                check,
+                target_ids,
+                rows,
+                skipped,
+                observed,
+                ingested,
+                episode,
+                merges,
+                bytes_only,
             )
 
         try:
-            result: WriteResult = self._write(user_id, work, accepted_at=accepted_at)
+            result: WriteResult = self._in_write_transaction(work)
         except neo.ClientError as exc:
             if not bytes_only or exc.code != _PROCEDURE_NOT_FOUND:
                 raise
             # The server lost hmem's plugin (restarted without it): write as plain Cypher.
             self._vector_set = False
             bytes_only = False
-            result = self._write(user_id, work, accepted_at=accepted_at)
+            result = self._in_write_transaction(work)
         return result
 
     def _vector_set_available(self) -> bool:
@@ -208,6 +234,8 @@ class GraphStore(UserData, ImportData):
         self,
         tx: ManagedTransaction,
         user_id: str,
+        check: dict[str, Any],
+        target_ids: list[str],
         rows: list[dict[str, Any]],
         skipped: int,
         observed: datetime,
@@ -216,21 +244,8 @@ class GraphStore(UserData, ImportData):
         merges: list[str],
         bytes_only: bool,
     ) -> WriteResult:
-        """Two round trips: ``write_check`` reads what the write depends on, and
-        ``write_apply`` makes every change (a third, the erasure guard, runs before)."""
-        target_ids = sorted(
-            {t.target_id for r in rows for t in r["draft"].supersedes}
-            | {t for r in rows for t in r["draft"].relates}
-            | {t for r in rows for t in r["draft"].conflicts}
-            | set(merges)
-        )
-        [check] = self._run(
-            tx,
-            "write_check",
-            user_id=user_id,
-            hashes=[r["hash"] for r in rows],
-            ids=[r["id"] for r in rows] + target_ids,
-        )
+        """After ``check`` (``write_check``'s row: the guard and what the write depends
+        on), one round trip: ``write_apply`` makes every change."""
         existing = set(check["open_hashes"])
         found = {f["id"]: native(f) for f in check["found"]}
         fresh = []

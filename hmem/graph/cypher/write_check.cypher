@@ -1,7 +1,9 @@
-// params: user_id, hashes, ids
-// First statement of a write transaction (store.GraphStore.write): which of the new
-// texts are already open facts of this user, and which of the given ids exist (a new
-// fact's id must not; a target of supersedes/relates/corroborate must), with windows.
+// params: user_id, user_ref, now, hashes, ids
+// First statement of a write transaction (store.GraphStore.write): the erasure guard
+// (_guard.cypher), then, under the user's lock, which of the new texts are already open
+// facts of this user, and which of the given ids exist (a new fact's id must not; a
+// target of supersedes/relates/corroborate must), with windows. One round trip.
+//include guard
 CALL () {
   MATCH (f:Fact {user_id: $user_id})
   WHERE f.hash IN $hashes AND f.known_to IS NULL
@@ -13,4 +15,4 @@ CALL () {
   RETURN collect({id: f.id, valid_from: f.valid_from, valid_to: f.valid_to,
                   known_from: f.known_from, known_to: f.known_to}) AS found
 }
-RETURN open_hashes, found
+RETURN erased_at, erasing, open_hashes, found
