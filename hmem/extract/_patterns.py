@@ -164,21 +164,6 @@ def _regex_detectors() -> tuple[RegexBasedDetector, ...]:
 
 
 _DETECTORS = _regex_detectors()
-
-
-def _scoped(regex: re.Pattern[str]) -> str:
-    """``regex`` as a group carrying its own flags, to sit in one alternation."""
-    flags = "".join(
-        c for f, c in ((re.I, "i"), (re.M, "m"), (re.S, "s"), (re.X, "x")) if regex.flags & f
-    )
-    # A verbose pattern may end in a comment: the newline closes it before the ')'.
-    return f"(?{flags}:{regex.pattern}\n)" if "x" in flags else f"(?{flags}:{regex.pattern})"
-
-
-# All the detectors' regexes as one alternation: it matches somewhere iff one of them
-# does, so a text it finds nothing in (most texts) skips their ~40 scans and misses no
-# secret (none of them has a backreference or a named group, which would not carry over).
-_ANY_DETECTED = re.compile("|".join(_scoped(r) for d in _DETECTORS for r in d.denylist))
 # A bare token with no key word near it: long, letters of both cases and digits, and the
 # Shannon entropy detect-secrets' Base64 detector calls high (4.5 bits per character).
 # hmem's own keys (hmem_<12 hex>_<43 url-safe>) are such tokens.
@@ -226,7 +211,7 @@ def _pem(text: str) -> Iterator[Span]:
 
 
 def _detected(text: str) -> Iterator[Span]:
-    for detector in _DETECTORS if _ANY_DETECTED.search(text) else ():
+    for detector in _DETECTORS:
         for regex in detector.denylist:
             for m in regex.finditer(text):
                 # The secret is the last group that matched (a URL's password), else all.
