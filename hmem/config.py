@@ -106,6 +106,13 @@ class Config(BaseSettings):
         description="on Neo4j 2026.02+, users with more vectors than this use the in-index "
         "filtered SEARCH; smaller ones the exact scan (measured crossover)",
     )
+    search_entity_max_facts: int = Field(
+        2_000,
+        ge=0,
+        description="an entity more facts than this mention brings no entity candidates "
+        "(it tells nothing apart, and walking its mentions is what a big user's search "
+        "paid most for)",
+    )
     episodic_ttl_days: float = Field(
         90.0, gt=0, description="episodic facts unused this long are closed by `hmem maintain`"
     )

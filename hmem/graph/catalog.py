@@ -36,6 +36,8 @@ _PLAIN_END = "//plain end"
 _C25_BEGIN = "//cypher25 begin"
 _C25_END = "//cypher25 end"
 _INCLUDE = re.compile(r"^[ \t]*//include[ \t]+([a-z_]+)[ \t]*$", re.MULTILINE)
+# The comment lines a fragment keeps: variant marks and its own includes.
+_MARK = re.compile(r"^[ \t]*//(native |plain (begin|end)|cypher25 (begin|end)|include )")
 # Statements that manage the schema or span tenants by design (erasure receipts).
 _UNSCOPED_PREFIXES = ("schema_", "admin_")
 
@@ -155,17 +157,21 @@ def _fragment(name: str) -> str:
     entry = folder.joinpath(f"_{name}.cypher")
     if not entry.is_file():
         raise CatalogError(f"//include {name}: no fragment _{name}.cypher")
-    return _uncommented(entry.read_text(encoding="utf-8"))
+    lines = entry.read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if _MARK.match(line) or not line.lstrip().startswith("//")]
+    return _included("\n".join(kept))
 
 
 def _included(text: str) -> str:
     """``text`` with each ``//include NAME`` line replaced by the fragment's Cypher (its
-    comment lines dropped), indented like the include line. Fragments are files of this
-    package, never input; their ``$names`` count as the including statement's own."""
+    comment lines dropped, its variant marks and own includes kept), indented like the
+    include line. Fragments are files of this package, never input; their ``$names``
+    count as the including statement's own."""
 
     def expand(match: re.Match[str]) -> str:
         indent = match.group(0)[: len(match.group(0)) - len(match.group(0).lstrip())]
-        return "\n".join(indent + line for line in _fragment(match.group(1)).splitlines())
+        fragment = _fragment(match.group(1))
+        return "\n".join(indent + line for line in fragment.splitlines())
 
     return _INCLUDE.sub(expand, text)
 

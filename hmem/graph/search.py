@@ -177,6 +177,7 @@ class FactSearch:
         filtered_search: bool | None = None,
         search_min_facts: int = 5_000,
         search_overfetch: int = 10,
+        entity_max_facts: int = 2_000,
     ) -> None:
         """``exact_max_facts``: users with at most this many vectors are scanned exactly
         (the measured crossover, see docs/retrieval.md); bigger users try the index with
@@ -187,7 +188,9 @@ class FactSearch:
         ``filtered_search``: use Neo4j 2026.x's in-index filtered SEARCH for users above
         ``search_min_facts`` (None: when the vector index has ``user_id`` as a filter
         property, asked of the server; False: never), fetching ``k * search_overfetch``
-        of the user's nearest before the time filter."""
+        of the user's nearest before the time filter.
+        ``entity_max_facts``: an entity mentioned by more facts than this brings no
+        entity candidates (see _candidates.cypher)."""
         self._driver = driver
         self._database = database
         self.exact_max_facts = exact_max_facts
@@ -201,6 +204,7 @@ class FactSearch:
         self._filtered_asked = 0.0
         self.search_min_facts = search_min_facts
         self.search_overfetch = search_overfetch
+        self.entity_max_facts = entity_max_facts
 
     @property
     def native_topk(self) -> bool:
@@ -314,7 +318,8 @@ class FactSearch:
 
     def user_size(self, user_id: str) -> int:
         """The user's number of facts with a vector, cached for ``size_ttl_s`` (it only
-        picks a strategy; correctness never depends on it)."""
+        picks a strategy; correctness never depends on it). A search caches its own
+        count, which stops one past the largest threshold that matters ($size_cap)."""
         user_id = check_user_id(user_id)
         cached = self._cached_size(user_id)
         if cached is not None:
@@ -377,6 +382,10 @@ class FactSearch:
             "fetch_lexical": max(fetch_lexical, 3 * k_lexical),
             "entities": list(entity_grams),
             "k_entity": k_entity,
+            "entity_max_facts": self.entity_max_facts,
+            # the next strategy needs no more than whether its threshold is passed
+            "size_cap": 1
+            + (self.search_min_facts if self.filtered_search else self.exact_max_facts),
         }
 
     def retrieve(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -362,3 +363,46 @@ def test_entity_signal_does_not_favour_newer_facts(emem: Memory, user_id: str) -
     assert result.hits[0].fact.id == bees
     assert [h.raw["entity"] for h in result.hits] == [1.0] * 5
     assert all(h.score == pytest.approx(sum(h.parts.values())) for h in result.hits)
+
+
+def test_an_entity_too_many_facts_mention_brings_no_candidates(emem: Memory, user_id: str) -> None:
+    """An entity more than ``entity_max_facts`` facts mention (every fact of a big user
+    about one person) is left out of the entity source, in both read statements; a
+    rarer entity of the same question still brings its facts; the size row stops one
+    past the strategy's threshold."""
+    from hmem.models import EntityRef, FactDraft
+
+    def fact(text: str, *names: str) -> FactDraft:
+        return FactDraft(
+            text=text, valid_from=NOW, known_from=NOW,
+            entities=[EntityRef(name=n, type="person") for n in names],
+        )  # fmt: skip
+
+    maya = emem.remember_many(
+        [fact(f"Maya went to the market on day {i}.", "Maya") for i in range(6)],
+        user_id=user_id,
+    ).added
+    [miso] = emem.remember_many(
+        [fact("Maya's cat Miso sleeps all day.", "Miso")], user_id=user_id
+    ).added
+    search = emem.recall.search_backend
+    common: dict[str, Any] = {
+        "vector": None, "lucene": None, "entity_grams": ["maya", "miso"], "mode": "current",
+        "now": NOW,
+    }  # fmt: skip
+    before = (search.entity_max_facts, search.exact_max_facts, search.search_min_facts)
+    try:
+        search.entity_max_facts = 6  # Maya: 6 facts, kept
+        got = search.candidates(user_id, **common)
+        assert {c.id for c in got.rows if c.source == "entity"} == {*maya, miso}
+        # Maya left out; the size counted to the strategy's threshold (3 on 5.26 and 2026)
+        search.entity_max_facts, search.exact_max_facts, search.search_min_facts = 5, 3, 3
+        got = search.candidates(user_id, **common)
+        assert [c.id for c in got.rows if c.source == "entity"] == [miso]
+        retrieved = search.retrieve(
+            user_id, **common, weights=(0.0, 0.0, 1.0, 0.0, 0.0), keep=10
+        ).candidates.rows
+        assert [c.id for c in retrieved if c.source == "entity"] == [miso]
+        assert search._cached_size(user_id) == 4  # of 7
+    finally:
+        search.entity_max_facts, search.exact_max_facts, search.search_min_facts = before

@@ -159,3 +159,18 @@ def test_include_writes_a_fragment_once_for_every_statement() -> None:
         parse("search_x", "// params: user_id\n//include nowhere\nRETURN $user_id")
     with pytest.raises(CatalogError, match="header declares"):
         parse("search_x", "// params: user_id\nMATCH (f) WHERE\n//include in_view\nRETURN f")
+
+
+def test_a_fragment_keeps_its_variant_marks_and_includes() -> None:
+    """The candidate union is one fragment (_candidates.cypher) for both read statements:
+    its //native, //plain and //cypher25 lines make the same variants as if written in
+    the statement, and the in_view fragment it includes is expanded in it."""
+    recall, candidates = catalog.statement("search_recall"), catalog.statement("search_candidates")
+    for stmt in (recall, candidates):
+        assert stmt.native is not None and "hmem.vector.topk" in stmt.native
+        assert "hmem.vector.topk" not in stmt.text and "vector.similarity.cosine" in stmt.text
+        assert stmt.cypher25 is not None and "SEARCH f IN" in stmt.cypher25
+        assert "SEARCH f IN" not in stmt.text and "//" not in stmt.text
+        assert {"entity_max_facts", "size_cap"} <= stmt.params
+    head = candidates.text.index("UNION ALL")
+    assert recall.text.count(candidates.text[:head]) == 1  # the same text in both

@@ -1,91 +1,10 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, entities, k_entity
-// The read path's three candidate sources over ONE user's facts, in one round trip.
-// dense: 'exact' scans the user's own facts (vector.similarity.cosine through the
-// fact_user index): exact, and can never see another user's fact. 'index' asks the
-// global HNSW index for $fetch_dense neighbours and keeps this user's: the 5.26 index
-// cannot filter by user inside the index, so the caller falls back to 'exact' when it
-// returns fewer than $k_dense. 'none' skips dense (no embedder).
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, entities, k_entity, entity_max_facts, size_cap
+// The read path's candidate sources over ONE user's facts, in one round trip, as ids
+// (the fragment _candidates.cypher says what each source does; search_recall.cypher
+// ranks and expands the same candidates on the server).
 // mode: 'current' (believed now, not ended), 'history' (everything that was once true:
 // current facts and closed ones with a non-empty world window), 'asof' (the windows),
 // 'asof_history' (already known / begun at the as_of times: the past of that moment,
 // never its future; the caller keeps as hits only what was believed / true then).
-// lexical: $lucene asks the fulltext index fact_text_user (text and user_id) for this
-// user's facts only (the caller's query requires the user_id phrase, boosted 0 so
-// Lucene's BM25 scores the text alone); user_id = $user_id is checked exactly after.
-// Scores are raw: cosine as (1 + cos) / 2, Lucene's, and the number of matched entities.
-// The 'size' row counts the user's facts: the caller picks the next search's strategy by it.
-CALL () {
-  WITH 1 AS go WHERE $dense = 'exact'
-  MATCH (f:Fact {user_id: $user_id})
-  WHERE f.embedding IS NOT NULL
-    AND
-    //include in_view
-  // The same top $k_dense: one call of hmem's procedure, or plain Cypher without it.
-  //native WITH collect(f) AS fs
-  //native CALL hmem.vector.topk(fs, ['embedding_f32le', 'embedding'], $vector, $k_dense)
-  //native   YIELD node AS f, score
-  //plain begin
-  // A stored vector cosine cannot use (zeros, NaN, Infinity, overflow) is skipped, as
-  // the procedure does: vector.similarity.cosine would fail the whole statement.
-  WITH f, reduce(sq = 0.0, x IN f.embedding | sq + x * x) AS sq
-  WHERE sq > 0.0 AND sq < 1.0 / 0.0
-  WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
-  ORDER BY score DESC, f.id
-  LIMIT $k_dense
-  //plain end
-  RETURN f.id AS id, 'dense' AS source, score
-  UNION ALL
-  WITH 1 AS go WHERE $dense = 'index'
-  CALL db.index.vector.queryNodes('fact_embedding', $fetch_dense, $vector) YIELD node, score
-  WITH node AS f, score
-  WHERE f.user_id = $user_id
-    AND
-    //include in_view
-  WITH f, score
-  ORDER BY score DESC, f.id
-  LIMIT $k_dense
-  RETURN f.id AS id, 'dense' AS source, score
-  //cypher25 begin
-  // Neo4j 2026.02+: the vector index filters by user inside the search (user_id is a
-  // filter property of fact_embedding), so the $fetch_search best of THIS user come
-  // back; time is filtered after it (the caller falls back to the exact scan when
-  // fewer than $k_dense remain).
-  UNION ALL
-  WITH 1 AS go WHERE $dense = 'search'
-  MATCH (f:Fact {user_id: $user_id})
-    SEARCH f IN (VECTOR INDEX fact_embedding FOR $vector WHERE f.user_id = $user_id LIMIT $fetch_search) SCORE AS score
-  WITH f, score
-  WHERE
-  //include in_view
-  WITH f, score
-  ORDER BY score DESC, f.id
-  LIMIT $k_dense
-  RETURN f.id AS id, 'dense' AS source, score
-  //cypher25 end
-  UNION ALL
-  WITH 1 AS go WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('fact_text_user', $lucene, {limit: $fetch_lexical}) YIELD node, score
-  WITH node AS f, score
-  WHERE f.user_id = $user_id
-    AND
-    //include in_view
-  WITH f, score
-  ORDER BY score DESC, f.id
-  LIMIT $k_lexical
-  RETURN f.id AS id, 'lexical' AS source, score
-  UNION ALL
-  WITH 1 AS go WHERE size($entities) > 0
-  MATCH (e:Entity {user_id: $user_id})
-  WHERE e.canonical IN $entities OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) IN $entities)
-  MATCH (f:Fact {user_id: $user_id})-[:MENTIONS]->(e)
-  WHERE
-  //include in_view
-  WITH f, count(DISTINCT e) AS matched
-  ORDER BY matched DESC, f.known_from DESC, f.id
-  LIMIT $k_entity
-  RETURN f.id AS id, 'entity' AS source, toFloat(matched) AS score
-  UNION ALL
-  MATCH (f:Fact {user_id: $user_id})
-  RETURN '' AS id, 'size' AS source, toFloat(count(f)) AS score
-}
-RETURN id, source, score
+//include candidates
+RETURN coalesce(id.id, '') AS id, source, score

@@ -1,6 +1,6 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, entities, k_entity, w_dense, w_lexical, w_entity, w_session, w_adjacent, seeds, keep
-// The whole read path's database side in ONE round trip: the candidates of
-// search_candidates.cypher (same branches, same raw scores), the first-pass hybrid score
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, entities, k_entity, entity_max_facts, size_cap, w_dense, w_lexical, w_entity, w_session, w_adjacent, seeds, keep
+// The whole read path's database side in ONE round trip: the candidates (the
+// fragment _candidates.cypher, as search_candidates.cypher returns them), the first-pass hybrid score
 // of hmem.recall.scoring (dense (2s - 1) clipped to 0..1, lexical and entity divided by
 // the best of this search, weighted by $w_*, no recency/importance), the best $keep by
 // (score DESC, id), and search_expand.cypher's one-hop walk for those. Candidates carry
@@ -20,80 +20,7 @@
 // ISO 8601 text (stored values are UTC offsets with microseconds, so
 // datetime.fromisoformat gives back the same instant): the driver's pure-Python DateTime
 // hydration was the largest client-side cost.
-CALL () {
-  WITH 1 AS go WHERE $dense = 'exact'
-  MATCH (f:Fact {user_id: $user_id})
-  WHERE f.embedding IS NOT NULL
-    AND
-    //include in_view
-  // The same top $k_dense: one call of hmem's procedure, or plain Cypher without it.
-  //native WITH collect(f) AS fs
-  //native CALL hmem.vector.topk(fs, ['embedding_f32le', 'embedding'], $vector, $k_dense)
-  //native   YIELD node AS f, score
-  //plain begin
-  // A stored vector cosine cannot use (zeros, NaN, Infinity, overflow) is skipped, as
-  // the procedure does: vector.similarity.cosine would fail the whole statement.
-  WITH f, reduce(sq = 0.0, x IN f.embedding | sq + x * x) AS sq
-  WHERE sq > 0.0 AND sq < 1.0 / 0.0
-  WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
-  ORDER BY score DESC, f.id
-  LIMIT $k_dense
-  //plain end
-  RETURN f AS id, 'dense' AS source, score
-  UNION ALL
-  WITH 1 AS go WHERE $dense = 'index'
-  CALL db.index.vector.queryNodes('fact_embedding', $fetch_dense, $vector) YIELD node, score
-  WITH node AS f, score
-  WHERE f.user_id = $user_id
-    AND
-    //include in_view
-  WITH f, score
-  ORDER BY score DESC, f.id
-  LIMIT $k_dense
-  RETURN f AS id, 'dense' AS source, score
-  //cypher25 begin
-  // Neo4j 2026.02+: the vector index filters by user inside the search (user_id is a
-  // filter property of fact_embedding), so the $fetch_search best of THIS user come
-  // back; time is filtered after it (the caller falls back to the exact scan when
-  // fewer than $k_dense remain).
-  UNION ALL
-  WITH 1 AS go WHERE $dense = 'search'
-  MATCH (f:Fact {user_id: $user_id})
-    SEARCH f IN (VECTOR INDEX fact_embedding FOR $vector WHERE f.user_id = $user_id LIMIT $fetch_search) SCORE AS score
-  WITH f, score
-  WHERE
-  //include in_view
-  WITH f, score
-  ORDER BY score DESC, f.id
-  LIMIT $k_dense
-  RETURN f AS id, 'dense' AS source, score
-  //cypher25 end
-  UNION ALL
-  WITH 1 AS go WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('fact_text_user', $lucene, {limit: $fetch_lexical}) YIELD node, score
-  WITH node AS f, score
-  WHERE f.user_id = $user_id
-    AND
-    //include in_view
-  WITH f, score
-  ORDER BY score DESC, f.id
-  LIMIT $k_lexical
-  RETURN f AS id, 'lexical' AS source, score
-  UNION ALL
-  WITH 1 AS go WHERE size($entities) > 0
-  MATCH (e:Entity {user_id: $user_id})
-  WHERE e.canonical IN $entities OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) IN $entities)
-  MATCH (f:Fact {user_id: $user_id})-[:MENTIONS]->(e)
-  WHERE
-  //include in_view
-  WITH f, count(DISTINCT e) AS matched
-  ORDER BY matched DESC, f.known_from DESC, f.id
-  LIMIT $k_entity
-  RETURN f AS id, 'entity' AS source, toFloat(matched) AS score
-  UNION ALL
-  MATCH (f:Fact {user_id: $user_id})
-  RETURN null AS id, 'size' AS source, toFloat(count(f)) AS score
-}
+//include candidates
 WITH collect([id, source, score]) AS cand
 WITH cand,
      reduce(m = 0.0, r IN cand | CASE WHEN r[1] = 'lexical' AND r[2] > m THEN r[2] ELSE m END) AS best_lexical,

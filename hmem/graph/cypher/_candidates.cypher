@@ -1,0 +1,96 @@
+// Fragment (//include candidates): the read path's candidate sources over ONE user's
+// facts, a CALL returning rows (id: the fact node, or null for 'size'; source; score).
+// Included by search_candidates.cypher and search_recall.cypher (hmem.graph.catalog).
+// dense: 'exact' scans the user's own facts (through the fact_user index): exact, and
+// can never see another user's fact. 'index' asks the global HNSW index for
+// $fetch_dense neighbours and keeps this user's: the 5.26 index cannot filter by user
+// inside the index, so the caller falls back to 'exact' when it returns fewer than
+// $k_dense. 'search' (Neo4j 2026.02+) filters by user inside the index. 'none' skips.
+// lexical: $lucene asks the fulltext index fact_text_user (text and user_id) for this
+// user's facts only (the caller's query requires the user_id phrase, boosted 0 so
+// Lucene's BM25 scores the text alone); user_id = $user_id is checked exactly after.
+// entity: the facts that mention the question's entities, most matched first, then the
+// newest. An entity more than $entity_max_facts facts mention is left out: it tells
+// nothing apart (every fact of a big user about one person), and walking all of its
+// mentions is what a big user's search paid most for (COUNT of one relationship type
+// is the node's stored degree, no walk).
+// Scores are raw: cosine as (1 + cos) / 2, Lucene's, and the number of matched entities.
+// 'size': the user's facts counted up to $size_cap (the caller picks the next search's
+// strategy by it and needs no more than its largest threshold).
+CALL () {
+  WITH 1 AS go WHERE $dense = 'exact'
+  MATCH (f:Fact {user_id: $user_id})
+  WHERE f.embedding IS NOT NULL
+    AND
+    //include in_view
+  // The same top $k_dense: one call of hmem's procedure, or plain Cypher without it.
+  //native WITH collect(f) AS fs
+  //native CALL hmem.vector.topk(fs, ['embedding_f32le', 'embedding'], $vector, $k_dense)
+  //native   YIELD node AS f, score
+  //plain begin
+  // A stored vector cosine cannot use (zeros, NaN, Infinity, overflow) is skipped, as
+  // the procedure does: vector.similarity.cosine would fail the whole statement.
+  WITH f, reduce(sq = 0.0, x IN f.embedding | sq + x * x) AS sq
+  WHERE sq > 0.0 AND sq < 1.0 / 0.0
+  WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
+  ORDER BY score DESC, f.id
+  LIMIT $k_dense
+  //plain end
+  RETURN f AS id, 'dense' AS source, score
+  UNION ALL
+  WITH 1 AS go WHERE $dense = 'index'
+  CALL db.index.vector.queryNodes('fact_embedding', $fetch_dense, $vector) YIELD node, score
+  WITH node AS f, score
+  WHERE f.user_id = $user_id
+    AND
+    //include in_view
+  WITH f, score
+  ORDER BY score DESC, f.id
+  LIMIT $k_dense
+  RETURN f AS id, 'dense' AS source, score
+  //cypher25 begin
+  // Neo4j 2026.02+: the vector index filters by user inside the search (user_id is a
+  // filter property of fact_embedding), so the $fetch_search best of THIS user come
+  // back; time is filtered after it (the caller falls back to the exact scan when
+  // fewer than $k_dense remain).
+  UNION ALL
+  WITH 1 AS go WHERE $dense = 'search'
+  MATCH (f:Fact {user_id: $user_id})
+    SEARCH f IN (VECTOR INDEX fact_embedding FOR $vector WHERE f.user_id = $user_id LIMIT $fetch_search) SCORE AS score
+  WITH f, score
+  WHERE
+  //include in_view
+  WITH f, score
+  ORDER BY score DESC, f.id
+  LIMIT $k_dense
+  RETURN f AS id, 'dense' AS source, score
+  //cypher25 end
+  UNION ALL
+  WITH 1 AS go WHERE $lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes('fact_text_user', $lucene, {limit: $fetch_lexical}) YIELD node, score
+  WITH node AS f, score
+  WHERE f.user_id = $user_id
+    AND
+    //include in_view
+  WITH f, score
+  ORDER BY score DESC, f.id
+  LIMIT $k_lexical
+  RETURN f AS id, 'lexical' AS source, score
+  UNION ALL
+  WITH 1 AS go WHERE size($entities) > 0
+  MATCH (e:Entity {user_id: $user_id})
+  WHERE (e.canonical IN $entities OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) IN $entities))
+    AND COUNT { (e)<-[:MENTIONS]-() } <= $entity_max_facts
+  MATCH (f:Fact {user_id: $user_id})-[:MENTIONS]->(e)
+  WHERE
+  //include in_view
+  WITH f, count(DISTINCT e) AS matched
+  ORDER BY matched DESC, f.known_from DESC, f.id
+  LIMIT $k_entity
+  RETURN f AS id, 'entity' AS source, toFloat(matched) AS score
+  UNION ALL
+  MATCH (f:Fact {user_id: $user_id})
+  WITH f LIMIT $size_cap
+  RETURN null AS id, 'size' AS source, toFloat(count(f)) AS score
+}
+
