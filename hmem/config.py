@@ -110,8 +110,13 @@ class Config(BaseSettings):
         2_000,
         ge=0,
         description="an entity more facts than this mention brings no entity candidates "
-        "(it tells nothing apart, and walking its mentions is what a big user's search "
-        "paid most for)",
+        "(walking its mentions is what a big user's search paid most for)",
+    )
+    search_entity_max_share: float = Field(
+        0.5,
+        ge=0,
+        description="an entity more than this share of the user's facts mention (a chat's "
+        "speakers) brings no entity candidates: it tells nothing apart",
     )
     episodic_ttl_days: float = Field(
         90.0, gt=0, description="episodic facts unused this long are closed by `hmem maintain`"

@@ -147,6 +147,7 @@ class Memory:
                 index_overfetch=self.config.search_index_overfetch,
                 search_min_facts=self.config.search_filtered_min_facts,
                 entity_max_facts=self.config.search_entity_max_facts,
+                entity_max_share=self.config.search_entity_max_share,
             ),
             weights=ScoreWeights(
                 dense=self.config.search_w_dense,

@@ -178,6 +178,7 @@ class FactSearch:
         search_min_facts: int = 5_000,
         search_overfetch: int = 10,
         entity_max_facts: int = 2_000,
+        entity_max_share: float = 0.5,
     ) -> None:
         """``exact_max_facts``: users with at most this many vectors are scanned exactly
         (the measured crossover, see docs/retrieval.md); bigger users try the index with
@@ -189,8 +190,9 @@ class FactSearch:
         ``search_min_facts`` (None: when the vector index has ``user_id`` as a filter
         property, asked of the server; False: never), fetching ``k * search_overfetch``
         of the user's nearest before the time filter.
-        ``entity_max_facts``: an entity mentioned by more facts than this brings no
-        entity candidates (see _candidates.cypher)."""
+        ``entity_max_facts``, ``entity_max_share``: an entity mentioned by more facts
+        than this, or by more than this share of the user's facts, brings no entity
+        candidates (see _candidates.cypher)."""
         self._driver = driver
         self._database = database
         self.exact_max_facts = exact_max_facts
@@ -205,6 +207,7 @@ class FactSearch:
         self.search_min_facts = search_min_facts
         self.search_overfetch = search_overfetch
         self.entity_max_facts = entity_max_facts
+        self.entity_max_share = entity_max_share
 
     @property
     def native_topk(self) -> bool:
@@ -383,6 +386,7 @@ class FactSearch:
             "entities": list(entity_grams),
             "k_entity": k_entity,
             "entity_max_facts": self.entity_max_facts,
+            "entity_max_share": self.entity_max_share,
             # the next strategy needs no more than whether its threshold is passed
             "size_cap": 1
             + (self.search_min_facts if self.filtered_search else self.exact_max_facts),

@@ -366,10 +366,10 @@ def test_entity_signal_does_not_favour_newer_facts(emem: Memory, user_id: str) -
 
 
 def test_an_entity_too_many_facts_mention_brings_no_candidates(emem: Memory, user_id: str) -> None:
-    """An entity more than ``entity_max_facts`` facts mention (every fact of a big user
-    about one person) is left out of the entity source, in both read statements; a
-    rarer entity of the same question still brings its facts; the size row stops one
-    past the strategy's threshold."""
+    """An entity more than half the user's facts mention (``entity_max_share``: a chat's
+    speaker) or more than ``entity_max_facts`` facts mention (a big user's) is left out
+    of the entity source, in both read statements; a rarer entity of the same question
+    still brings its facts; the size row stops one past the strategy's threshold."""
     from hmem.models import EntityRef, FactDraft
 
     def fact(text: str, *names: str) -> FactDraft:
@@ -390,19 +390,28 @@ def test_an_entity_too_many_facts_mention_brings_no_candidates(emem: Memory, use
         "vector": None, "lucene": None, "entity_grams": ["maya", "miso"], "mode": "current",
         "now": NOW,
     }  # fmt: skip
-    before = (search.entity_max_facts, search.exact_max_facts, search.search_min_facts)
+
+    def entity_rows() -> tuple[list[str], list[str]]:
+        got = search.candidates(user_id, **common)
+        retrieved = search.retrieve(user_id, **common, weights=(0, 0, 1, 0, 0), keep=10)
+        return (
+            sorted(c.id for c in got.rows if c.source == "entity"),
+            sorted(c.id for c in retrieved.candidates.rows if c.source == "entity"),
+        )
+
+    fields = ("entity_max_facts", "entity_max_share", "exact_max_facts", "search_min_facts")
+    before = {name: getattr(search, name) for name in fields}
     try:
-        search.entity_max_facts = 6  # Maya: 6 facts, kept
-        got = search.candidates(user_id, **common)
-        assert {c.id for c in got.rows if c.source == "entity"} == {*maya, miso}
-        # Maya left out; the size counted to the strategy's threshold (3 on 5.26 and 2026)
-        search.entity_max_facts, search.exact_max_facts, search.search_min_facts = 5, 3, 3
-        got = search.candidates(user_id, **common)
-        assert [c.id for c in got.rows if c.source == "entity"] == [miso]
-        retrieved = search.retrieve(
-            user_id, **common, weights=(0.0, 0.0, 1.0, 0.0, 0.0), keep=10
-        ).candidates.rows
-        assert [c.id for c in retrieved if c.source == "entity"] == [miso]
-        assert search._cached_size(user_id) == 4  # of 7
+        search.entity_max_facts, search.entity_max_share = 6, 1.0  # Maya: 6 facts, kept
+        assert entity_rows() == (sorted([*maya, miso]),) * 2
+        search.entity_max_share = 0.5  # Maya: 6 of 7 facts, left out
+        assert entity_rows() == ([miso], [miso])
+        search.entity_max_facts, search.entity_max_share = 5, 1.0  # Maya: more than 5
+        assert entity_rows() == ([miso], [miso])
+        # counted to the strategy's threshold, 3 on both server lines: 4 of 7
+        search.exact_max_facts = search.search_min_facts = 3
+        entity_rows()
+        assert search._cached_size(user_id) == 4
     finally:
-        search.entity_max_facts, search.exact_max_facts, search.search_min_facts = before
+        for name, value in before.items():
+            setattr(search, name, value)

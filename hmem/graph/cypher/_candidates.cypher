@@ -10,14 +10,20 @@
 // user's facts only (the caller's query requires the user_id phrase, boosted 0 so
 // Lucene's BM25 scores the text alone); user_id = $user_id is checked exactly after.
 // entity: the facts that mention the question's entities, most matched first, then the
-// newest. An entity more than $entity_max_facts facts mention is left out: it tells
-// nothing apart (every fact of a big user about one person), and walking all of its
-// mentions is what a big user's search paid most for (COUNT of one relationship type
-// is the node's stored degree, no walk).
+// newest. An entity that more than $entity_max_share of the user's facts mention (the
+// two speakers of a chat: every turn names one) tells nothing apart and is left out:
+// its candidates were only the newest of its facts. So is one more than
+// $entity_max_facts facts mention: walking all its mentions is what a big user's
+// search paid most for (COUNT of one relationship type is the node's stored degree).
 // Scores are raw: cosine as (1 + cos) / 2, Lucene's, and the number of matched entities.
-// 'size': the user's facts counted up to $size_cap (the caller picks the next search's
-// strategy by it and needs no more than its largest threshold).
+// 'size' (and the share's denominator): the user's facts counted up to $size_cap (the
+// caller picks the next search's strategy by it and needs no more than its threshold).
 CALL () {
+  MATCH (f:Fact {user_id: $user_id})
+  WITH f LIMIT $size_cap
+  RETURN count(f) AS facts
+}
+CALL (facts) {
   WITH 1 AS go WHERE $dense = 'exact'
   MATCH (f:Fact {user_id: $user_id})
   WHERE f.embedding IS NOT NULL
@@ -77,10 +83,11 @@ CALL () {
   LIMIT $k_lexical
   RETURN f AS id, 'lexical' AS source, score
   UNION ALL
-  WITH 1 AS go WHERE size($entities) > 0
+  WITH facts WHERE size($entities) > 0
   MATCH (e:Entity {user_id: $user_id})
   WHERE (e.canonical IN $entities OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) IN $entities))
-    AND COUNT { (e)<-[:MENTIONS]-() } <= $entity_max_facts
+  WITH e, COUNT { (e)<-[:MENTIONS]-() } AS mentions
+  WHERE mentions <= $entity_max_facts AND mentions <= $entity_max_share * facts
   MATCH (f:Fact {user_id: $user_id})-[:MENTIONS]->(e)
   WHERE
   //include in_view
@@ -89,8 +96,6 @@ CALL () {
   LIMIT $k_entity
   RETURN f AS id, 'entity' AS source, toFloat(matched) AS score
   UNION ALL
-  MATCH (f:Fact {user_id: $user_id})
-  WITH f LIMIT $size_cap
-  RETURN null AS id, 'size' AS source, toFloat(count(f)) AS score
+  RETURN null AS id, 'size' AS source, toFloat(facts) AS score
 }
 
