@@ -22,6 +22,7 @@ __all__ = [
 
 VECTOR_INDEX = "fact_embedding"
 FULLTEXT_INDEX = "fact_text_user"
+FULLTEXT_ANALYZER = "english"  # schema_fact_fulltext.cypher's
 
 SCHEMA_STATEMENTS = (
     "schema_user_unique",
@@ -106,9 +107,22 @@ def check_vector_index(driver: Driver, database: str, dim: int) -> bool:
     return True
 
 
+def _fulltext_analyzer(driver: Driver, database: str) -> str | None:
+    """The analyzer of the fulltext index, None when absent or not yet known."""
+    row = show_index(driver, database, FULLTEXT_INDEX)
+    if row is None or row.get("options") is None:
+        return None
+    return str((row["options"].get("indexConfig") or {}).get("fulltext.analyzer"))
+
+
 def apply_schema(driver: Driver, database: str, dim: int) -> None:
-    """Create every constraint and index hmem needs; safe to run at every start."""
+    """Create every constraint and index hmem needs; safe to run at every start. A
+    fulltext index of an older hmem (another analyzer) is made again: until it is online
+    again, searches have no lexical candidates."""
     exists = check_vector_index(driver, database, dim)
+    analyzer = _fulltext_analyzer(driver, database)
+    if analyzer is not None and analyzer != FULLTEXT_ANALYZER:
+        _run(driver, database, "schema_fact_fulltext_drop")
     for name in SCHEMA_STATEMENTS:
         _run(driver, database, name)
     if not exists:

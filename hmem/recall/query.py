@@ -15,7 +15,6 @@ __all__ = [
     "is_about_the_past",
     "lexical_terms",
     "lucene_query",
-    "stem",
 ]
 
 # A question about the past makes closed facts (what used to be true) rank as hits.
@@ -46,9 +45,9 @@ STOPWORDS = frozenset(
 )
 
 MAX_TERMS = 32
-# Lucene's standard tokenizer cuts tokens at 255 characters, so a longer word is never
-# in the index; and a prefix query over 1,000 characters fails ("input automaton is too
-# large") instead of matching nothing.
+# Lucene's tokenizer cuts tokens at 255 characters, so a longer word is never in the
+# index (asked as a prefix query, one over 1,000 characters failed: "input automaton is
+# too large").
 MAX_TERM_CHARS = 255
 MAX_GRAM = 4
 
@@ -72,22 +71,10 @@ def escape_lucene(term: str) -> str:
     return escaped.lower() if escaped.upper() in _LUCENE_OPERATORS else escaped
 
 
-_SUFFIXES = ("ing", "ed", "es", "s", "ly")
-
-
-def stem(word: str) -> str:
-    """A light suffix strip for prefix matching: works/worked/working → work."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def lexical_terms(question: str) -> list[tuple[str, str | None]]:
-    """The question's content words, casefolded, each with its stem prefix (None when
-    the stem is shorter than 3 letters); names (capitalised words after the first) are
-    left to the entity signal when other words remain: every fact of Maya's says "Maya",
-    so the name would only add noise."""
+def lexical_terms(question: str) -> list[str]:
+    """The question's content words, casefolded; names (capitalised words after the
+    first) are left to the entity signal when other words remain: every fact of Maya's
+    says "Maya", so the name would only add noise."""
     words = _WORD.findall(question)
     content: list[str] = []
     names: list[str] = []
@@ -98,22 +85,15 @@ def lexical_terms(question: str) -> list[tuple[str, str | None]]:
         if lower in content or lower in names:
             continue
         (names if position > 0 and word[:1].isupper() else content).append(lower)
-    terms = (content or names)[:MAX_TERMS]
-    out: list[tuple[str, str | None]] = []
-    for term in terms:
-        root = stem(term)
-        out.append((term, root if len(root) >= 3 else None))
-    return out
+    return (content or names)[:MAX_TERMS]
 
 
 def lucene_query(question: str) -> str | None:
-    """An OR of the question's content words (``lexical_terms``), each escaped, each
-    also as a stem prefix (``live`` finds "lives"); None when nothing is left."""
-    parts = []
-    for term, root in lexical_terms(question):
-        escaped = escape_lucene(term)
-        parts.append(f"{escaped} OR {escape_lucene(root)}*" if root else escaped)
-    return " OR ".join(parts) if parts else None
+    """An OR of the question's content words (``lexical_terms``), each escaped; None
+    when nothing is left. The index's English analyzer stems both sides ("live" finds
+    "lives" and "lived")."""
+    terms = [escape_lucene(term) for term in lexical_terms(question)]
+    return " OR ".join(terms) if terms else None
 
 
 def _clean(token: str) -> str:

@@ -415,3 +415,28 @@ def test_an_entity_too_many_facts_mention_brings_no_candidates(emem: Memory, use
     finally:
         for name, value in before.items():
             setattr(search, name, value)
+
+
+def test_an_older_fulltext_index_is_made_again_with_the_english_analyzer(
+    emem: Memory, driver: Driver, config: Config, user_id: str
+) -> None:
+    """A store of an older hmem has fact_text_user with Lucene's standard analyzer;
+    init_schema makes it again with the English one, which stems both sides: "bakes"
+    finds "baked", "bread" finds "breads"."""
+    from hmem.graph.schema import FULLTEXT_INDEX, show_index
+    from hmem.models import FactDraft
+
+    [fid] = emem.remember_many(
+        [FactDraft(text="Ann baked two breads.", valid_from=NOW, known_from=NOW)],
+        user_id=user_id,
+    ).added
+    driver.execute_query(f"DROP INDEX {FULLTEXT_INDEX}")
+    driver.execute_query(
+        f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} FOR (f:Fact) ON EACH [f.text, f.user_id] "
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard'}}"
+    )
+    emem.init_schema()
+    row = show_index(driver, config.neo4j_database, FULLTEXT_INDEX)
+    assert row is not None and row["state"] == "ONLINE"
+    assert row["options"]["indexConfig"]["fulltext.analyzer"] == "english"
+    assert _lexical_ids(emem, user_id, "Who bakes bread?") == {fid}
