@@ -79,6 +79,12 @@ class Config(BaseSettings):
     search_w_adjacent: float = Field(
         0.3, ge=0, description="weight of the first-pass score of the turn next to the fact"
     )
+    search_w_time: float = Field(
+        0.3,
+        ge=0,
+        description="weight of a fact that began in the span of time the question names "
+        "('in July 2023', 'on 7 July, 2023')",
+    )
     search_w_recency: float = Field(0.0, ge=0, description="weight of 0.995^hours since use")
     search_w_importance: float = Field(0.0, ge=0, description="weight of importance / 10")
     search_history_boost: float = Field(

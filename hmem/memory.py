@@ -155,6 +155,7 @@ class Memory:
                 entity=self.config.search_w_entity,
                 session=self.config.search_w_session,
                 adjacent=self.config.search_w_adjacent,
+                time=self.config.search_w_time,
                 recency=self.config.search_w_recency,
                 importance=self.config.search_w_importance,
                 history_boost=self.config.search_history_boost,

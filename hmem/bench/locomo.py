@@ -210,8 +210,12 @@ ABLATIONS: dict[str, dict[str, float]] = {
     "without the session group": {"session": 0.0},
     "without adjacent turns": {"adjacent": 0.0},
     "without the graph step": {"session": 0.0, "adjacent": 0.0},
+    "without the question's time window": {"time": 0.0},
+    "entity source keeps a chat's speakers": {"entity_max_share": 1.0},
     "before: 0.8/0.1/0.1, no graph step, names embedded": {
         "embed_names": 1.0,
+        "time": 0.0,
+        "entity_max_share": 1.0,
         "dense": 0.8,
         "lexical": 0.1,
         "entity": 0.1,

@@ -80,17 +80,21 @@ def _ablation(
 ) -> dict[str, Any]:
     """hmem again with each technique off alone (``locomo_bench.ABLATIONS``)."""
     weights = memory.recall.weights
+    backend = memory.recall.search_backend
+    share = backend.entity_max_share
     out: dict[str, Any] = {}
     try:
         for name, change in locomo_bench.ABLATIONS.items():
             change = dict(change)
             memory.recall.embed_names = bool(change.pop("embed_names", 0.0))
+            backend.entity_max_share = change.pop("entity_max_share", share)
             memory.recall.weights = dataclasses.replace(weights, **change)
             per_corpus = _search_each(memory, cs, questions, f"ablation ({setting}): {name}")
             out[name] = _scores([r for mine in per_corpus for r in mine])
     finally:
         memory.recall.weights = weights
         memory.recall.embed_names = False
+        backend.entity_max_share = share
     return out
 
 

@@ -406,6 +406,7 @@ class FactSearch:
         seeds: int = 10,
         as_of: datetime | None = None,
         as_of_event: datetime | None = None,
+        window: tuple[datetime, datetime] | None = None,
         k_dense: int = 60,
         k_lexical: int = 60,
         k_entity: int = 60,
@@ -414,10 +415,12 @@ class FactSearch:
     ) -> Retrieved:
         """``candidates`` and ``expand`` of the best ``keep`` in ONE round trip
         (``search_recall.cypher``): the server ranks candidates by the first-pass hybrid
-        score with ``weights`` = (dense, lexical, entity, session, adjacent), exactly as
-        ``hmem.recall.scoring`` does, and expands the best. The graph step: the best
-        ``seeds`` candidates of the first pass bring the facts of their episodes
-        (session) and the turns next to them (adjacent), see search_recall.cypher.
+        score with ``weights`` = (dense, lexical, entity, session, adjacent, time),
+        exactly as ``hmem.recall.scoring`` does, and expands the best. The graph step:
+        the best ``seeds`` candidates of the first pass bring the facts of their
+        episodes (session) and the turns next to them (adjacent), see
+        search_recall.cypher. ``window`` ([start, end), the question's span of time):
+        a candidate that began in it gets the 'time' signal.
         ``lucene`` (the question's words, ``hmem.recall.query.lucene_query``) is asked of
         the fulltext index for this user's facts (``user_lucene``). Two trips only when the index
         strategy finds fewer than ``k_dense`` of the user's facts (then the exact scan
@@ -428,10 +431,12 @@ class FactSearch:
             user_id, vector, lucene, entity_grams, mode, now, as_of, as_of_event,
             k_dense, k_lexical, k_entity, fetch_lexical,
         )  # fmt: skip
-        w_dense, w_lexical, w_entity, w_session, w_adjacent = weights
+        w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time = weights
         base.update(
             w_dense=w_dense, w_lexical=w_lexical, w_entity=w_entity, w_session=w_session,
-            w_adjacent=w_adjacent, keep=keep, seeds=seeds if w_session or w_adjacent else 0,
+            w_adjacent=w_adjacent, w_time=w_time if window else 0.0, keep=keep,
+            seeds=seeds if w_session or w_adjacent else 0,
+            window_from=window[0] if window else None, window_to=window[1] if window else None,
         )  # fmt: skip
         [row], server_ms = self._read_autocommit("search_recall", dense=dense, **base)
         trips, used = 1, dense

@@ -164,6 +164,9 @@ class Recall:
             notes.append("no embedder: lexical + entity search only")
         if mode == "history":
             notes.append("question about the past: replaced facts rank as hits")
+        if analysis.window is not None:
+            start, end = analysis.window
+            notes.append(f"time named: facts that began {start:%Y-%m-%d} .. {end:%Y-%m-%d}")
 
         started = time.perf_counter()
         # The history/forward rules (a replaced fact hands its score on, then leaves) and
@@ -185,6 +188,7 @@ class Recall:
             keep=keep_at_most,
             as_of=as_of,
             as_of_event=as_of_event,
+            window=analysis.window,
             k_dense=max(2 * k, 20),
             k_lexical=max(k, 20),
             k_entity=max(2 * k, 20),

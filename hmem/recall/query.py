@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 __all__ = [
     "QueryAnalysis",
@@ -15,6 +16,7 @@ __all__ = [
     "is_about_the_past",
     "lexical_terms",
     "lucene_query",
+    "time_window",
 ]
 
 # A question about the past makes closed facts (what used to be true) rank as hits.
@@ -25,6 +27,33 @@ _PAST_PHRASES = re.compile(
     re.IGNORECASE,
 )
 _IN_YEAR = re.compile(r"\b(?:in|during|back in|since|until)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+
+# Dates the question names, by rule: "7 July, 2023" / "July 7th, 2023" (a day), "July
+# 2023" (a month), "in 2023" (a year). dateparser's search_dates was tried: it gives one
+# instant without its granularity ("in October 2023" -> 2023-10-30), read "the week
+# before August 3, 2023" as "2023" and "May I ask" as a date.
+_MONTH = (
+    r"(january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+)
+_MONTHS = {
+    name.lower(): number
+    for names in (calendar.month_name, calendar.month_abbr)
+    for number, name in enumerate(names)
+    if name
+} | {"sept": 9}
+_DAY_MONTH_YEAR = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE
+)
+_MONTH_DAY_YEAR = re.compile(
+    rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE
+)
+_MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE)
+_YEAR = re.compile(r"\b(?:in|during|of|since|until|by)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+_BEFORE = re.compile(r"\b(?:before|prior to)\s*$", re.IGNORECASE)
+_AFTER = re.compile(r"\b(?:after|since)\s*$", re.IGNORECASE)
+# A day named with "before" / "after" opens a window of a month on that side of it.
+_AROUND = timedelta(days=31)
 
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 _LUCENE_OPERATORS = {"AND", "OR", "NOT", "TO"}
@@ -146,12 +175,50 @@ def dense_text(question: str) -> str:
     return " ".join(kept) if len(kept) > 1 else question
 
 
+def _day_window(question: str, match: re.Match[str], day: datetime) -> tuple[datetime, datetime]:
+    before = question[: match.start()]
+    if _BEFORE.search(before):
+        return day - _AROUND, day + timedelta(days=1)
+    if _AFTER.search(before):
+        return day, day + _AROUND
+    # a day either side: the question's date and the stored one may sit in other zones
+    return day - timedelta(days=1), day + timedelta(days=2)
+
+
+def time_window(question: str) -> tuple[datetime, datetime] | None:
+    """The span of time the question names, [start, end) in UTC, or None: a day ("on 7
+    July, 2023", "October 13th, 2023"; with "before" / "after" a month on that side),
+    a month ("in July 2023"), a year ("in 2023"). Only dates with a year: "in June" or
+    "last week" would need to know which year or which now the user means."""
+    for pattern, day_first in ((_DAY_MONTH_YEAR, True), (_MONTH_DAY_YEAR, False)):
+        match = pattern.search(question)
+        if match is None:
+            continue
+        day_text, month_text = (match[1], match[2]) if day_first else (match[2], match[1])
+        try:
+            day = datetime(int(match[3]), _MONTHS[month_text.lower()], int(day_text), tzinfo=UTC)
+        except ValueError:  # "31 February, 2023"
+            return None
+        return _day_window(question, match, day)
+    match = _MONTH_YEAR.search(question)
+    if match is not None:
+        year, month = int(match[2]), _MONTHS[match[1].lower()]
+        start = datetime(year, month, 1, tzinfo=UTC)
+        return start, datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
+    match = _YEAR.search(question)
+    if match is not None:
+        year = int(match[1])
+        return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class QueryAnalysis:
     about_the_past: bool
     lucene: str | None
     grams: list[str]
     dense: str  # the text to embed (dense_text)
+    window: tuple[datetime, datetime] | None = None  # time_window
 
 
 def analyse(question: str, now: datetime) -> QueryAnalysis:
@@ -160,4 +227,5 @@ def analyse(question: str, now: datetime) -> QueryAnalysis:
         lucene=lucene_query(question),
         grams=entity_grams(question),
         dense=dense_text(question),
+        window=time_window(question),
     )

@@ -10,10 +10,12 @@
 - importance: importance / 10,
 - session: the best first-pass score (dense + lexical + entity, weighted) among the
   seeds of the fact's episode: a group scored by its best member, never by a mean,
-- adjacent: the first-pass score of a seed one turn away in the same episode.
+- adjacent: the first-pass score of a seed one turn away in the same episode,
+- time: 1 for a fact that began (valid_from) inside the span of time the question
+  names ("in July 2023", "on 7 July, 2023": ``hmem.recall.query.time_window``).
 
-Weights come from ``Config`` (0.7 / 0.2 / 0.1, session 0.4, adjacent 0.3, recency and
-importance 0; tuned on LoCoMo's dev split, see docs/retrieval.md). Without an
+Weights come from ``Config`` (0.7 / 0.2 / 0.1, session 0.4, adjacent 0.3, time 0.3,
+recency and importance 0; tuned on LoCoMo's dev split, see docs/retrieval.md). Without an
 embedder the dense weight is dropped and the others are rescaled to sum to what they
 summed to with it, so scores stay comparable in scale.
 """
@@ -37,7 +39,8 @@ __all__ = [
 RECENCY_BASE = 0.995
 
 
-GRAPH_SOURCES = ("session", "adjacent")
+# Signals the server gives already in 0-1: the graph step's and the time window's.
+GIVEN_SOURCES = ("session", "adjacent", "time")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +57,7 @@ class ScoreWeights:
     # (session), and of a turn next to it (adjacent). See search_recall.cypher.
     session: float = 0.4
     adjacent: float = 0.3
+    time: float = 0.3  # a fact that began in the span of time the question names
 
     def handed(self, replaced: float, own: float) -> float:
         """What a successor inherits from the replaced fact's score: between
@@ -64,9 +68,10 @@ class ScoreWeights:
         match = min(1.0, max(0.0, own / replaced))
         return replaced * (self.inherit_floor + (self.inherit - self.inherit_floor) * match)
 
-    def graph(self) -> tuple[float, float, float, float, float]:
-        """(dense, lexical, entity, session, adjacent): what the server scores with."""
-        return (self.dense, self.lexical, self.entity, self.session, self.adjacent)
+    def graph(self) -> tuple[float, float, float, float, float, float]:
+        """(dense, lexical, entity, session, adjacent, time): what the server scores
+        with."""
+        return (self.dense, self.lexical, self.entity, self.session, self.adjacent, self.time)
 
     def without_dense(self) -> ScoreWeights:
         """Lexical + entity only, rescaled to keep the relevance weights' total."""
@@ -89,7 +94,7 @@ def base_scores(
     the expanded facts' entities exactly for the final score."""
     raw: dict[str, dict[str, float]] = {}
     best = {"lexical": 0.0, "entity": 0.0}
-    # session / adjacent come from the server's graph step as first-pass scores (0-1)
+    # session / adjacent (the graph step's first-pass scores) and time come in 0-1
     rows = list(rows)
     for _, source, score in rows:
         if source in best:
@@ -98,7 +103,7 @@ def base_scores(
         signals = raw.setdefault(fact_id, {"dense": 0.0, "lexical": 0.0, "entity": 0.0})
         if source == "dense":
             value = min(1.0, max(0.0, 2.0 * score - 1.0))
-        elif source in GRAPH_SOURCES:
+        elif source in GIVEN_SOURCES:
             value = score
         else:
             value = score / best[source] if best[source] > 0 else 0.0
@@ -156,7 +161,7 @@ def weighted(
         "lexical": weights.lexical * raw.get("lexical", 0.0),
         "entity": weights.entity * raw.get("entity", 0.0),
     }
-    for source in GRAPH_SOURCES:
+    for source in GIVEN_SOURCES:
         if raw.get(source):
             parts[source] = getattr(weights, source) * raw[source]
     if fact is not None and weights.recency:

@@ -276,7 +276,7 @@ def _lexical_ids(mem: Memory, user: str, question: str) -> set[str]:
         entity_grams=[],
         mode="history",
         now=NOW,
-        weights=(0.0, 1.0, 0.0, 0.0, 0.0),
+        weights=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0),
         keep=50,
         k_lexical=5,
     )
@@ -393,7 +393,7 @@ def test_an_entity_too_many_facts_mention_brings_no_candidates(emem: Memory, use
 
     def entity_rows() -> tuple[list[str], list[str]]:
         got = search.candidates(user_id, **common)
-        retrieved = search.retrieve(user_id, **common, weights=(0, 0, 1, 0, 0), keep=10)
+        retrieved = search.retrieve(user_id, **common, weights=(0, 0, 1, 0, 0, 0), keep=10)
         return (
             sorted(c.id for c in got.rows if c.source == "entity"),
             sorted(c.id for c in retrieved.candidates.rows if c.source == "entity"),
@@ -440,3 +440,31 @@ def test_an_older_fulltext_index_is_made_again_with_the_english_analyzer(
     assert row is not None and row["state"] == "ONLINE"
     assert row["options"]["indexConfig"]["fulltext.analyzer"] == "english"
     assert _lexical_ids(emem, user_id, "Who bakes bread?") == {fid}
+
+
+def test_a_date_in_the_question_lifts_what_began_then(emem: Memory, user_id: str) -> None:
+    """ "on October 13, 2023" names a span of time: the fact that began then gets the
+    'time' signal on the server and in Python alike (one round trip: the server chose
+    what Python would), and comes first; the same question without a date does not
+    single it out."""
+    from hmem.models import FactDraft
+
+    things = ["a sunset", "a lake", "a portrait", "a mural", "a forest", "the sea"]
+    drafts = [
+        FactDraft(
+            text=f"Maya painted {thing}.",
+            valid_from=at(2023, 10, 9 + 2 * i),
+            known_from=at(2023, 10, 9 + 2 * i),
+        )
+        for i, thing in enumerate(things)
+    ]
+    ids = emem.remember_many(drafts, user_id=user_id).added
+    on_the_day = ids[2]  # a portrait, October 13
+    dated = emem.search("What did Maya paint on October 13, 2023?", user_id=user_id, k=3, now=NOW)
+    assert dated.hits[0].fact.id == on_the_day
+    assert dated.hits[0].parts["time"] == pytest.approx(emem.recall.weights.time)
+    assert all("time" not in h.parts for h in dated.hits[1:])
+    assert dated.timings.round_trips == 1
+    assert "time named: facts that began 2023-10-12 .. 2023-10-15" in dated.notes
+    undated = emem.search("What did Maya paint?", user_id=user_id, k=3, now=NOW)
+    assert all("time" not in h.parts for h in undated.hits)

@@ -77,3 +77,36 @@ def test_words_longer_than_lucene_keeps_are_not_asked_for() -> None:
     assert lucene_query("ab" * 2000) is None
     assert lucene_query("tea " + "x" * (MAX_TERM_CHARS + 1)) == "tea"
     assert lucene_query("x" * MAX_TERM_CHARS) is not None
+
+
+def _utc(y: int, m: int, d: int) -> datetime:
+    return datetime(y, m, d, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        (
+            "What painting did Melanie show on October 13, 2023?",
+            (_utc(2023, 10, 12), _utc(2023, 10, 15)),
+        ),
+        ("What did Gina find on 1 February, 2023?", (_utc(2023, 1, 31), _utc(2023, 2, 3))),
+        ("Who called on the 3rd of May 2024?", (_utc(2024, 5, 2), _utc(2024, 5, 5))),
+        ("What did John do the week before August 3, 2023?", (_utc(2023, 7, 3), _utc(2023, 8, 4))),
+        ("What changed after Sept. 2, 2021?", (_utc(2021, 9, 2), _utc(2021, 10, 3))),
+        ("What setback did Melanie face in October 2023?", (_utc(2023, 10, 1), _utc(2023, 11, 1))),
+        ("What did Maria donate in December 2023?", (_utc(2023, 12, 1), _utc(2024, 1, 1))),
+        ("How often did she go to the beach in 2023?", (_utc(2023, 1, 1), _utc(2024, 1, 1))),
+        ("When did Melanie go camping in June?", None),  # which June: not guessed
+        ("May I ask where Maya lives?", None),
+        ("What happened on 31 February, 2023?", None),
+        ("Where did Maya live two years ago?", None),
+    ],
+)
+def test_time_window_reads_dates_with_a_year(
+    question: str, window: tuple[datetime, datetime] | None
+) -> None:
+    from hmem.recall.query import time_window
+
+    assert time_window(question) == window
+    assert analyse(question, NOW).window == window

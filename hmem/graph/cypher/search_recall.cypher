@@ -1,8 +1,9 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, entities, k_entity, entity_max_facts, entity_max_share, size_cap, w_dense, w_lexical, w_entity, w_session, w_adjacent, seeds, keep
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, entities, k_entity, entity_max_facts, entity_max_share, size_cap, w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, window_from, window_to, seeds, keep
 // The whole read path's database side in ONE round trip: the candidates (the
-// fragment _candidates.cypher, as search_candidates.cypher returns them), the first-pass hybrid score
-// of hmem.recall.scoring (dense (2s - 1) clipped to 0..1, lexical and entity divided by
-// the best of this search, weighted by $w_*, no recency/importance), the best $keep by
+// fragment _candidates.cypher, as search_candidates.cypher returns them), the first-pass
+// hybrid score of hmem.recall.scoring (dense (2s - 1) clipped to 0..1, lexical and
+// entity divided by the best of this search, time 0 or 1, weighted by $w_*, no
+// recency/importance), the graph step, the best $keep by
 // (score DESC, id), and search_expand.cypher's one-hop walk for those. Candidates carry
 // their nodes to the expansion (no second index seek per chosen id). One row: `rows`
 // (every candidate as [id, source, raw score], for the exact Python scoring; the 'size'
@@ -22,11 +23,16 @@
 // hydration was the largest client-side cost.
 //include candidates
 WITH collect([id, source, score]) AS cand
+// The span of time the question names ([$window_from, $window_to), or null): a fact
+// that began in it gets 'time' 1.0 (hmem.recall.query.time_window).
+WITH cand + [r IN cand WHERE r[1] <> 'size' AND r[0].valid_from >= $window_from
+             AND r[0].valid_from < $window_to | [r[0], 'time', 1.0]] AS cand
 WITH cand,
      reduce(m = 0.0, r IN cand | CASE WHEN r[1] = 'lexical' AND r[2] > m THEN r[2] ELSE m END) AS best_lexical,
      reduce(m = 0.0, r IN cand | CASE WHEN r[1] = 'entity' AND r[2] > m THEN r[2] ELSE m END) AS best_entity
 // The first pass: dense (2s - 1) clipped to 0..1, lexical and entity divided by the
-// best of this search, weighted; the best $seeds of it seed the graph step.
+// best of this search, time as it is, weighted; the best $seeds of it seed the graph
+// step.
 CALL (cand, best_lexical, best_entity) {
   UNWIND [r IN cand WHERE r[1] <> 'size'] AS r
   WITH r[0] AS f,
@@ -35,8 +41,9 @@ CALL (cand, best_lexical, best_entity) {
                 WHEN 2.0 * r[2] - 1.0 > 1.0 THEN 1.0
                 ELSE 2.0 * r[2] - 1.0 END) AS d,
        max(CASE WHEN r[1] = 'lexical' AND best_lexical > 0.0 THEN r[2] / best_lexical ELSE 0.0 END) AS l,
-       max(CASE WHEN r[1] = 'entity' AND best_entity > 0.0 THEN r[2] / best_entity ELSE 0.0 END) AS e
-  WITH f, $w_dense * d + $w_lexical * l + $w_entity * e AS first
+       max(CASE WHEN r[1] = 'entity' AND best_entity > 0.0 THEN r[2] / best_entity ELSE 0.0 END) AS e,
+       max(CASE WHEN r[1] = 'time' THEN r[2] ELSE 0.0 END) AS t
+  WITH f, $w_dense * d + $w_lexical * l + $w_entity * e + $w_time * t AS first
   ORDER BY first DESC, f.id
   LIMIT $seeds
   RETURN collect([f, first]) AS seeds
@@ -57,6 +64,7 @@ CALL (seeds) {
   WITH f, max(first) AS session,
        max(CASE WHEN abs(a.turn - b.turn) = 1 THEN first ELSE 0.0 END) AS adjacent
   RETURN collect([f, 'session', session]) + [m IN collect([f, 'adjacent', adjacent]) WHERE m[2] > 0.0]
+       + [m IN collect(f) WHERE m.valid_from >= $window_from AND m.valid_from < $window_to | [m, 'time', 1.0]]
        + CASE WHEN size($vector) = 0 THEN [] ELSE [m IN collect([f, 'dense',
            CASE WHEN f.embedding IS NULL OR size(f.embedding) <> size($vector) THEN null
                 WHEN NOT reduce(sq = 0.0, x IN f.embedding | sq + x * x) > 0.0 THEN null
@@ -75,8 +83,10 @@ CALL (cand, best_lexical, best_entity) {
        max(CASE WHEN r[1] = 'lexical' AND best_lexical > 0.0 THEN r[2] / best_lexical ELSE 0.0 END) AS l,
        max(CASE WHEN r[1] = 'entity' AND best_entity > 0.0 THEN r[2] / best_entity ELSE 0.0 END) AS e,
        max(CASE WHEN r[1] = 'session' THEN r[2] ELSE 0.0 END) AS s,
-       max(CASE WHEN r[1] = 'adjacent' THEN r[2] ELSE 0.0 END) AS a
-  WITH f, $w_dense * d + $w_lexical * l + $w_entity * e + $w_session * s + $w_adjacent * a AS score
+       max(CASE WHEN r[1] = 'adjacent' THEN r[2] ELSE 0.0 END) AS a,
+       max(CASE WHEN r[1] = 'time' THEN r[2] ELSE 0.0 END) AS t
+  WITH f, $w_dense * d + $w_lexical * l + $w_entity * e + $w_session * s + $w_adjacent * a
+          + $w_time * t AS score
   ORDER BY score DESC, f.id
   LIMIT $keep
   WITH f,
