@@ -85,6 +85,13 @@ class Config(BaseSettings):
         description="weight of a fact that began in the span of time the question names "
         "('in July 2023', 'on 7 July, 2023')",
     )
+    search_names_share: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="the question's vector mixes its embedding as asked (this share) and "
+        "without its names (the rest)",
+    )
     search_w_recency: float = Field(0.0, ge=0, description="weight of 0.995^hours since use")
     search_w_importance: float = Field(0.0, ge=0, description="weight of importance / 10")
     search_history_boost: float = Field(

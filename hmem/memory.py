@@ -163,6 +163,7 @@ class Memory:
                 inherit_floor=min(self.config.search_inherit_floor, self.config.search_inherit),
             ),
             embedder=self.embedder,
+            names_share=self.config.search_names_share,
         )
         self._chat = chat
         self._model_checked = False

@@ -202,18 +202,19 @@ def ingest(
 
 BASELINES = ("bm25", "dense", "hybrid-numpy")
 
-# Each technique of the read path switched off alone (weights of hmem.recall.ScoreWeights
-# set to 0 or back to the seeds' fusion), for the ablation table.
-# Each technique off alone: ScoreWeights fields, or "embed_names" (Recall.embed_names).
+# Each technique of the read path switched off alone, for the ablation table: fields of
+# hmem.recall.ScoreWeights (0, or back to the seeds' fusion), "names_share"
+# (Recall.names_share) or "entity_max_share" (FactSearch.entity_max_share).
 ABLATIONS: dict[str, dict[str, float]] = {
-    "question embedded with its names": {"embed_names": 1.0},
+    "question embedded as asked only": {"names_share": 1.0},
+    "question embedded without its names only": {"names_share": 0.0},
     "without the session group": {"session": 0.0},
     "without adjacent turns": {"adjacent": 0.0},
     "without the graph step": {"session": 0.0, "adjacent": 0.0},
     "without the question's time window": {"time": 0.0},
     "entity source keeps a chat's speakers": {"entity_max_share": 1.0},
     "before: 0.8/0.1/0.1, no graph step, names embedded": {
-        "embed_names": 1.0,
+        "names_share": 1.0,
         "time": 0.0,
         "entity_max_share": 1.0,
         "dense": 0.8,

@@ -81,19 +81,19 @@ def _ablation(
     """hmem again with each technique off alone (``locomo_bench.ABLATIONS``)."""
     weights = memory.recall.weights
     backend = memory.recall.search_backend
-    share = backend.entity_max_share
+    share, names_share = backend.entity_max_share, memory.recall.names_share
     out: dict[str, Any] = {}
     try:
         for name, change in locomo_bench.ABLATIONS.items():
             change = dict(change)
-            memory.recall.embed_names = bool(change.pop("embed_names", 0.0))
+            memory.recall.names_share = change.pop("names_share", names_share)
             backend.entity_max_share = change.pop("entity_max_share", share)
             memory.recall.weights = dataclasses.replace(weights, **change)
             per_corpus = _search_each(memory, cs, questions, f"ablation ({setting}): {name}")
             out[name] = _scores([r for mine in per_corpus for r in mine])
     finally:
         memory.recall.weights = weights
-        memory.recall.embed_names = False
+        memory.recall.names_share = names_share
         backend.entity_max_share = share
     return out
 

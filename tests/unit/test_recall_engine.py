@@ -135,18 +135,27 @@ def test_one_round_trip_fetches_candidates_and_their_expansion() -> None:
     assert search.calls[0]["k_dense"] == 60
 
 
-def test_the_question_is_embedded_without_its_names_unless_asked() -> None:
+def test_the_question_vector_mixes_it_as_asked_and_without_its_names() -> None:
     class Recorder:
         def __init__(self) -> None:
-            self.seen: list[str] = []
+            self.seen: list[list[str]] = []
 
         def embed(self, texts: Sequence[str]) -> list[list[float]]:
-            self.seen.extend(texts)
-            return [[1.0] for _ in texts]
+            self.seen.append(list(texts))
+            return [[1.0, 0.0] if "Maya" in t else [0.0, 1.0] for t in texts]
 
-    embedder = Recorder()
-    recall = Recall(FakeSearch(), embedder=embedder)
+    embedder, search = Recorder(), FakeSearch()
+    recall = Recall(search, embedder=embedder)
     recall.search("Where does Maya live?", user_id="u", now=NOW)
-    recall.embed_names = True
+    assert embedder.seen == [["Where does Maya live?", "Where does live?"]]  # one call
+    assert search.calls[-1]["vector"] == pytest.approx([0.5**0.5, 0.5**0.5])  # unit mix
+    recall.search("Where do I live?", user_id="u", now=NOW)  # no name: embedded once
+    assert embedder.seen[-1] == ["Where do I live?"]
+    assert search.calls[-1]["vector"] == [0.0, 1.0]
+    recall.names_share = 1.0  # as asked (an ablation row)
     recall.search("Where does Maya live?", user_id="u", now=NOW)
-    assert embedder.seen == ["Where does live?", "Where does Maya live?"]
+    assert embedder.seen[-1] == ["Where does Maya live?"]
+    recall.names_share = 0.0  # without names only
+    recall.search("Where does Maya live?", user_id="u", now=NOW)
+    assert embedder.seen[-1] == ["Where does live?"]
+    assert search.calls[-1]["vector"] == [0.0, 1.0]
