@@ -432,11 +432,12 @@ class FactSearch:
             k_dense, k_lexical, k_entity, fetch_lexical,
         )  # fmt: skip
         w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time = weights
+        window_from, window_to = window or (None, None)  # no window: no 'time' rows
         base.update(
             w_dense=w_dense, w_lexical=w_lexical, w_entity=w_entity, w_session=w_session,
-            w_adjacent=w_adjacent, w_time=w_time if window else 0.0, keep=keep,
+            w_adjacent=w_adjacent, w_time=w_time, keep=keep,
             seeds=seeds if w_session or w_adjacent else 0,
-            window_from=window[0] if window else None, window_to=window[1] if window else None,
+            window_from=window_from, window_to=window_to,
         )  # fmt: skip
         [row], server_ms = self._read_autocommit("search_recall", dense=dense, **base)
         trips, used = 1, dense

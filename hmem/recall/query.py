@@ -32,16 +32,14 @@ _IN_YEAR = re.compile(r"\b(?:in|during|back in|since|until)\s+((?:19|20)\d\d)\b"
 # 2023" (a month), "in 2023" (a year). dateparser's search_dates was tried: it gives one
 # instant without its granularity ("in October 2023" -> 2023-10-30), read "the week
 # before August 3, 2023" as "2023" and "May I ask" as a date.
-_MONTH = (
-    r"(january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
-)
 _MONTHS = {
     name.lower(): number
     for names in (calendar.month_name, calendar.month_abbr)
     for number, name in enumerate(names)
     if name
 } | {"sept": 9}
+# the longest first, so "june" is read whole and not as "jun" + "e"
+_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY_MONTH_YEAR = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE
 )
