@@ -22,11 +22,11 @@ __all__ = [
 # A question about the past makes closed facts (what used to be true) rank as hits.
 _PAST_PHRASES = re.compile(
     r"\b(before|used to|use to|previous(?:ly)?|former(?:ly)?|earlier|original(?:ly)?|at first|"
-    r"last (?:year|month|week|time)|ago|prior|no longer|any ?more|back then|back in|"
+    r"last (?:year|month|week|weekend|night|time|spring|summer|fall|autumn|winter)|"
+    r"yesterday|ago|prior|no longer|any ?more|back then|back in|"
     r"in the past|history)\b",
     re.IGNORECASE,
 )
-_IN_YEAR = re.compile(r"\b(?:in|during|back in|since|until)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 
 # Dates the question names, by rule: "7 July, 2023" / "July 7th, 2023" (a day), "July
 # 2023" (a month), "in 2023" (a year). dateparser's search_dates was tried: it gives one
@@ -48,6 +48,36 @@ _MONTH_DAY_YEAR = re.compile(
 )
 _MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:in|during|of|since|until|by)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+# Without a year, by the search's now: "yesterday", "3 weeks ago", "last month", "in June",
+# "on June 5", "last summer" (seasons of the northern hemisphere, by whole months).
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_NUMBERS |= {"seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3}
+_COUNT = "(" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + r"|\d{1,3})"
+_AGO = re.compile(rf"\b{_COUNT}\s+(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
+_DAY_WORD = re.compile(
+    r"\b(the day before yesterday|yesterday|last night|tonight|this (?:morning|"
+    r"afternoon|evening))\b",
+    re.IGNORECASE,
+)
+_YESTERDAY = {"yesterday", "last night"}
+_THIS_LAST = re.compile(r"\b(this|last)\s+(week|weekend|month|year)\b", re.IGNORECASE)
+_SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}  # first month
+_SEASON_YEAR = re.compile(
+    r"\b(spring|summer|fall|autumn|winter)(?:\s+of)?,?\s+((?:19|20)\d\d)\b", re.IGNORECASE
+)
+_SEASON = re.compile(
+    r"\b(?:(this|last)|in|during|over)\s+(?:the\s+)?(spring|summer|fall|autumn|winter)\b",
+    re.IGNORECASE,
+)
+_MONTH_NO_YEAR = re.compile(
+    rf"\b(?:(this|last)|in|during|since|until|by|of)\s+{_MONTH}(?![\w.]|\.?\s*,?\s*\d)",
+    re.IGNORECASE,
+)
+_DAY_NO_YEAR = re.compile(
+    rf"\b(on|before|after|since|until|by)\s+(?:the\s+)?(?:(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+"
+    rf"(\d{{1,2}})(?:st|nd|rd|th)?)(?!,?\s*\d)\b",
+    re.IGNORECASE,
+)
 _BEFORE = re.compile(r"\b(?:before|prior to)\s*$", re.IGNORECASE)
 _AFTER = re.compile(r"\b(?:after|since)\s*$", re.IGNORECASE)
 # A day named with "before" / "after" opens a window of a month on that side of it.
@@ -83,13 +113,14 @@ def is_about_the_past(question: str, now: datetime) -> bool:
     """True for questions like "where did Maya live before?", "what did she do in 2019?".
 
     The rule: a cue word or phrase (before, used/use to, previously, formerly, earlier,
-    originally, at first, last year/month/week, ago, prior, no longer, anymore, back
-    then/in, in the past, history), or a year before ``now``'s year after
-    in/during/since/until.
+    originally, at first, last year/month/week/weekend/night/season, yesterday, ago,
+    prior, no longer, anymore, back then/in, in the past, history), or a span of time
+    the question names (``time_window``) that was over by ``now``.
     """
     if _PAST_PHRASES.search(question):
         return True
-    return any(int(y) < now.year for y in _IN_YEAR.findall(question))
+    window = time_window(question, now)
+    return window is not None and window[1] <= now
 
 
 def escape_lucene(term: str) -> str:
@@ -173,8 +204,9 @@ def dense_text(question: str) -> str:
     return " ".join(kept) if len(kept) > 1 else question
 
 
-def _day_window(question: str, match: re.Match[str], day: datetime) -> tuple[datetime, datetime]:
-    before = question[: match.start()]
+def _day_window(question: str, at: int, day: datetime) -> tuple[datetime, datetime]:
+    """The window of a day named at ``at`` in the question."""
+    before = question[:at]
     if _BEFORE.search(before):
         return day - _AROUND, day + timedelta(days=1)
     if _AFTER.search(before):
@@ -183,11 +215,22 @@ def _day_window(question: str, match: re.Match[str], day: datetime) -> tuple[dat
     return day - timedelta(days=1), day + timedelta(days=2)
 
 
-def time_window(question: str) -> tuple[datetime, datetime] | None:
-    """The span of time the question names, [start, end) in UTC, or None: a day ("on 7
-    July, 2023", "October 13th, 2023"; with "before" / "after" a month on that side),
-    a month ("in July 2023"), a year ("in 2023"). Only dates with a year: "in June" or
-    "last week" would need to know which year or which now the user means."""
+def time_window(question: str, now: datetime) -> tuple[datetime, datetime] | None:
+    """The span of time the question names, [start, end) in UTC, or None.
+
+    With a year: a day ("on 7 July, 2023", "October 13th, 2023"; with "before" / "after"
+    a month on that side), a month ("in July 2023"), a season ("summer 2021"), a year
+    ("in 2023"). Without one, by
+    ``now``: a day ("yesterday", "tonight", "on June 5", "3 days ago"), the week around
+    "2 weeks ago", this / last week, weekend, month or year, a month ("in June", "last
+    June": the latest one begun by now) and a season ("last summer"; northern
+    hemisphere, whole months). A named day keeps a day either side (the question's zone
+    and the stored time's may differ). "Today" is not read: "where does Maya live
+    today?" asks what is true now, not what began today."""
+    return _dated(question) or _relative(question, _day(now.astimezone(UTC)))
+
+
+def _dated(question: str) -> tuple[datetime, datetime] | None:
     for pattern, day_first in ((_DAY_MONTH_YEAR, True), (_MONTH_DAY_YEAR, False)):
         match = pattern.search(question)
         if match is None:
@@ -197,17 +240,102 @@ def time_window(question: str) -> tuple[datetime, datetime] | None:
             day = datetime(int(match[3]), _MONTHS[month_text.lower()], int(day_text), tzinfo=UTC)
         except ValueError:  # "31 February, 2023"
             return None
-        return _day_window(question, match, day)
+        return _day_window(question, match.start(), day)
     match = _MONTH_YEAR.search(question)
     if match is not None:
-        year, month = int(match[2]), _MONTHS[match[1].lower()]
-        start = datetime(year, month, 1, tzinfo=UTC)
-        return start, datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
+        return _month(int(match[2]), _MONTHS[match[1].lower()])
+    match = _SEASON_YEAR.search(question)
+    if match is not None:  # winter 2021: December 2020 to February 2021
+        first = _SEASONS[match[1].lower()]
+        return _month(int(match[2]) - (first == 12), first, months=3)
     match = _YEAR.search(question)
     if match is not None:
         year = int(match[1])
         return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
     return None
+
+
+def _relative(question: str, today: datetime) -> tuple[datetime, datetime] | None:
+    match = _DAY_WORD.search(question)
+    if match is not None:
+        word = match[1].lower()
+        back = 2 if word.startswith("the day before") else 1 if word in _YESTERDAY else 0
+        return _day_window(question, match.start(), today - timedelta(days=back))
+    match = _AGO.search(question)
+    if match is not None:
+        count = _NUMBERS.get(match[1].lower()) or int(match[1])
+        unit = match[2].lower()
+        if unit == "day":
+            return _day_window(question, match.start(), today - timedelta(days=count))
+        if unit == "week":
+            middle = today - timedelta(weeks=count)
+            return middle - timedelta(days=4), middle + timedelta(days=4)
+        if unit == "month":
+            return _month(*_months_back(today.year, today.month, count))
+        return _month(today.year - count, 1, months=12)
+    match = _THIS_LAST.search(question)
+    if match is not None:
+        back = match[1].lower() == "last"
+        unit = match[2].lower()
+        monday = today - timedelta(days=today.weekday())
+        if unit == "week":
+            start = monday - timedelta(weeks=back)
+            return start, start + timedelta(weeks=1)
+        if unit == "weekend":
+            saturday = monday + timedelta(days=-2 if back else 5)
+            return saturday, saturday + timedelta(days=2)
+        if unit == "month":
+            return _month(*_months_back(today.year, today.month, int(back)))
+        return _month(today.year - back, 1, months=12)
+    match = _DAY_NO_YEAR.search(question)
+    if match is not None:
+        month = _MONTHS[(match[3] or match[4]).lower()]
+        day_text = match[2] or match[5]
+        for year in (today.year, today.year - 1):
+            try:
+                day = datetime(year, month, int(day_text), tzinfo=UTC)
+            except ValueError:  # "on June 31"
+                return None
+            if day <= today:
+                return _day_window(question, match.end(1), day)
+        return None
+    match = _MONTH_NO_YEAR.search(question)
+    if match is not None:
+        return _latest(today, _MONTHS[match[2].lower()], 1, last=_is_last(match[1]))
+    match = _SEASON.search(question)
+    if match is not None:
+        return _latest(today, _SEASONS[match[2].lower()], 3, last=_is_last(match[1]))
+    return None
+
+
+def _is_last(word: str | None) -> bool:
+    return word is not None and word.lower() == "last"
+
+
+def _day(moment: datetime) -> datetime:
+    return datetime(moment.year, moment.month, moment.day, tzinfo=UTC)
+
+
+def _months_back(year: int, month: int, count: int) -> tuple[int, int]:
+    index = year * 12 + month - 1 - count
+    return index // 12, index % 12 + 1
+
+
+def _month(year: int, month: int, months: int = 1) -> tuple[datetime, datetime]:
+    """``months`` whole months from the first of (year, month)."""
+    end_year, end_month = _months_back(year, month, -months)
+    return datetime(year, month, 1, tzinfo=UTC), datetime(end_year, end_month, 1, tzinfo=UTC)
+
+
+def _latest(today: datetime, month: int, months: int, *, last: bool) -> tuple[datetime, datetime]:
+    """The latest span of ``months`` from ``month`` begun by ``today``; with ``last``,
+    the latest one already over ("last June" in June is a year ago)."""
+    year = today.year
+    start, end = _month(year, month, months)
+    while start > today or (last and end > today):
+        year -= 1
+        start, end = _month(year, month, months)
+    return start, end
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,5 +353,5 @@ def analyse(question: str, now: datetime) -> QueryAnalysis:
         lucene=lucene_query(question),
         grams=entity_grams(question),
         dense=dense_text(question),
-        window=time_window(question),
+        window=time_window(question, now),
     )

@@ -468,3 +468,32 @@ def test_a_date_in_the_question_lifts_what_began_then(emem: Memory, user_id: str
     assert "time named: facts that began 2023-10-12 .. 2023-10-15" in dated.notes
     undated = emem.search("What did Maya paint?", user_id=user_id, k=3, now=NOW)
     assert all("time" not in h.parts for h in undated.hits)
+
+
+def test_a_relative_date_is_read_by_the_searchs_now(emem: Memory, user_id: str) -> None:
+    """ "yesterday" and "last week" are read against the search's ``now``: the fact that
+    began then comes first with the 'time' signal, in one round trip, and the question
+    is one about the past (replaced facts would rank as hits)."""
+    from hmem.models import FactDraft
+
+    drafts = [
+        FactDraft(text=f"Maya cooked {dish}.", valid_from=day, known_from=day)
+        for dish, day in [
+            ("a curry", at(2026, 5, 20)),
+            ("a risotto", at(2026, 6, 2)),  # last week: June 1 .. 7
+            ("a stew", at(2026, 6, 9)),  # yesterday
+            ("a soup", at(2026, 5, 28)),
+        ]
+    ]
+    ids = emem.remember_many(drafts, user_id=user_id).added
+    evening = datetime(2026, 6, 10, 18, tzinfo=UTC)  # a Wednesday
+    yesterday = emem.search("What did Maya cook yesterday?", user_id=user_id, k=4, now=evening)
+    assert yesterday.hits[0].fact.id == ids[2]
+    assert yesterday.hits[0].parts["time"] == pytest.approx(emem.recall.weights.time)
+    assert all("time" not in h.parts for h in yesterday.hits[1:])
+    assert "time named: facts that began 2026-06-08 .. 2026-06-11" in yesterday.notes
+    assert yesterday.mode == "history"
+    assert yesterday.timings.round_trips == 1
+    last_week = emem.search("What did Maya cook last week?", user_id=user_id, k=4, now=evening)
+    assert last_week.hits[0].fact.id == ids[1]
+    assert all("time" not in h.parts for h in last_week.hits[1:])

@@ -97,10 +97,12 @@ def _utc(y: int, m: int, d: int) -> datetime:
         ("What setback did Melanie face in October 2023?", (_utc(2023, 10, 1), _utc(2023, 11, 1))),
         ("What did Maria donate in December 2023?", (_utc(2023, 12, 1), _utc(2024, 1, 1))),
         ("How often did she go to the beach in 2023?", (_utc(2023, 1, 1), _utc(2024, 1, 1))),
-        ("When did Melanie go camping in June?", None),  # which June: not guessed
+        ("What state did Joanna visit in summer 2021?", (_utc(2021, 6, 1), _utc(2021, 9, 1))),
+        ("Where did they ski in the winter of 2022?", (_utc(2021, 12, 1), _utc(2022, 3, 1))),
+        ("When did Melanie go camping in June?", (_utc(2026, 6, 1), _utc(2026, 7, 1))),
         ("May I ask where Maya lives?", None),
         ("What happened on 31 February, 2023?", None),
-        ("Where did Maya live two years ago?", None),
+        ("Where did Maya live two years ago?", (_utc(2024, 1, 1), _utc(2025, 1, 1))),
     ],
 )
 def test_time_window_reads_dates_with_a_year(
@@ -108,5 +110,53 @@ def test_time_window_reads_dates_with_a_year(
 ) -> None:
     from hmem.recall.query import time_window
 
-    assert time_window(question) == window
+    assert time_window(question, NOW) == window
     assert analyse(question, NOW).window == window
+
+
+WEDNESDAY = datetime(2026, 6, 10, 15, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("What did I eat yesterday?", (_utc(2026, 6, 8), _utc(2026, 6, 11))),
+        ("What did I do last night?", (_utc(2026, 6, 8), _utc(2026, 6, 11))),
+        ("What did I do the day before yesterday?", (_utc(2026, 6, 7), _utc(2026, 6, 10))),
+        ("Who did I meet 3 days ago?", (_utc(2026, 6, 6), _utc(2026, 6, 9))),
+        ("What happened two weeks ago?", (_utc(2026, 5, 23), _utc(2026, 5, 31))),
+        ("What did I buy a couple of months ago?", (_utc(2026, 4, 1), _utc(2026, 5, 1))),
+        ("Where was I 2 years ago?", (_utc(2024, 1, 1), _utc(2025, 1, 1))),
+        ("What did I do last week?", (_utc(2026, 6, 1), _utc(2026, 6, 8))),
+        ("What did we plan this week?", (_utc(2026, 6, 8), _utc(2026, 6, 15))),
+        ("What did I do last weekend?", (_utc(2026, 6, 6), _utc(2026, 6, 8))),
+        ("Any plans this weekend?", (_utc(2026, 6, 13), _utc(2026, 6, 15))),
+        ("What did I read last month?", (_utc(2026, 5, 1), _utc(2026, 6, 1))),
+        ("What changed this year?", (_utc(2026, 1, 1), _utc(2027, 1, 1))),
+        ("What did I do last year?", (_utc(2025, 1, 1), _utc(2026, 1, 1))),
+        ("What did I do in June?", (_utc(2026, 6, 1), _utc(2026, 7, 1))),  # begun by now
+        ("What happened last June?", (_utc(2025, 6, 1), _utc(2025, 7, 1))),  # over by now
+        ("What did I do in July?", (_utc(2025, 7, 1), _utc(2025, 8, 1))),
+        ("What happened on June 5?", (_utc(2026, 6, 4), _utc(2026, 6, 7))),
+        ("What happened on the 12th of June?", (_utc(2025, 6, 11), _utc(2025, 6, 14))),
+        ("What did I do after June 5?", (_utc(2026, 6, 5), _utc(2026, 7, 6))),
+        ("Where did I go last summer?", (_utc(2025, 6, 1), _utc(2025, 9, 1))),
+        ("What did I do this summer?", (_utc(2026, 6, 1), _utc(2026, 9, 1))),
+        ("What did I do in the winter?", (_utc(2025, 12, 1), _utc(2026, 3, 1))),
+        ("Where does Maya live today?", None),  # what is true now
+        ("What did I do in Marketing?", None),
+        ("May I ask where Maya lives?", None),
+        ("What happened on June 31?", None),
+        ("What did I do on 5 July, 2023?", (_utc(2023, 7, 4), _utc(2023, 7, 7))),  # a year wins
+    ],
+)
+def test_time_window_reads_dates_without_a_year_by_now(
+    question: str, window: tuple[datetime, datetime] | None
+) -> None:
+    """Relative to the search's now (a Wednesday here): days, weeks, months, years and
+    seasons; a span over by now makes the question one about the past."""
+    from hmem.recall.query import time_window
+
+    assert time_window(question, WEDNESDAY) == window
+    if window is not None and window[1] <= WEDNESDAY:
+        assert is_about_the_past(question, WEDNESDAY)
