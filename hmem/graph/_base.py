@@ -8,9 +8,10 @@ import json
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j import Driver, ManagedTransaction, Record, Session
+from neo4j import exceptions as neo
 
 from hmem.errors import ErasureInProgressError, NotFoundError, UserErasedError
 from hmem.graph import catalog
@@ -18,7 +19,13 @@ from hmem.graph._records import native, to_fact, translate_errors
 from hmem.graph.schema import apply_schema
 from hmem.models import Fact, require_aware
 
-__all__ = ["StoreBase", "new_id", "user_ref"]
+__all__ = ["VECTOR_SET_PROCEDURE", "StoreBase", "new_id", "user_ref"]
+
+# hmem's plugin (hmem.localdb.plugin) stores a vector sent as float32 bytes; without it
+# (Aura, any server without plugins) a float list goes through setNodeVectorProperty.
+VECTOR_SET_PROCEDURE = "hmem.vector.set"
+_PROCEDURE_NOT_FOUND = "Neo.ClientError.Procedure.ProcedureNotFound"
+T = TypeVar("T")
 
 
 def _utcnow() -> datetime:
@@ -37,6 +44,8 @@ def user_ref(user_id: str) -> str:
 class StoreBase:
     """A Neo4j database, its driver and hmem's catalog of statements."""
 
+    _vector_set: bool | None = None  # whether the server has hmem.vector.set (asked once)
+
     def __init__(
         self,
         driver: Driver,
@@ -53,6 +62,26 @@ class StoreBase:
         self.max_fact_chars = max_fact_chars
         self.max_entities_per_fact = max_entities_per_fact
         self._clock = clock
+
+    def _vector_set_available(self) -> bool:
+        """Whether the server has ``hmem.vector.set`` (hmem's plugin), asked once."""
+        if self._vector_set is None:
+            [row] = self._read("schema_procedure_exists", procedure=VECTOR_SET_PROCEDURE)
+            self._vector_set = bool(row["present"])
+        return self._vector_set
+
+    def _with_plugin(self, attempt: Callable[[bool], T]) -> T:
+        """``attempt(plugin)``: with hmem's plugin when the server has it. A server that
+        lost it (restarted without it) is noted and the attempt runs again in plain
+        Cypher; nothing of the failed attempt was committed."""
+        plugin = self._vector_set_available()
+        try:
+            return attempt(plugin)
+        except neo.ClientError as exc:
+            if not plugin or exc.code != _PROCEDURE_NOT_FOUND:
+                raise
+            self._vector_set = False
+            return attempt(False)
 
     def ensure_schema(self) -> None:
         with translate_errors(self._driver):

@@ -71,7 +71,7 @@ class ImportData(StoreBase):
                 )
         ingested = self._clock()
 
-        def work(tx: ManagedTransaction) -> dict[str, int]:
+        def work(tx: ManagedTransaction, plugin: bool) -> dict[str, int]:
             if entities:
                 self._run(
                     tx,
@@ -135,12 +135,18 @@ class ImportData(StoreBase):
                 ],
             )
             vectors = [
-                {"id": f.id, "embedding": list(f.embedding), "packed": packed(f.embedding)}
+                # with hmem's plugin the bytes alone: a float list costs the server
+                # an object per value to unpack
+                {
+                    "id": f.id,
+                    "embedding": None if plugin else list(f.embedding),
+                    "packed": packed(f.embedding),
+                }
                 for f in fresh
                 if f.embedding is not None
             ]
             if vectors:
-                self._run(tx, "fact_set_embedding", user_id=user_id, rows=vectors)
+                self._run(tx, "fact_set_embedding", native=plugin, user_id=user_id, rows=vectors)
             mentions = [
                 {
                     "fact_id": f.id,
@@ -161,7 +167,9 @@ class ImportData(StoreBase):
             self._audit(tx, user_id, "import", [f.id for f in fresh], {"facts": len(fresh)})
             return {"facts": len(fresh), "existing": len(facts) - len(fresh)}
 
-        result: dict[str, int] = self._write(user_id, work)
+        result: dict[str, int] = self._with_plugin(
+            lambda plugin: self._write(user_id, lambda tx: work(tx, plugin))
+        )
         return result
 
     def import_supersessions(

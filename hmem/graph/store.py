@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from neo4j import ManagedTransaction
-from neo4j import exceptions as neo
 
 from hmem._text import fact_hash
 from hmem.errors import (
@@ -28,7 +27,7 @@ from hmem.errors import (
     TextTooLongError,
     ValidationError,
 )
-from hmem.graph._base import new_id
+from hmem.graph._base import VECTOR_SET_PROCEDURE, new_id
 from hmem.graph._records import check_user_id, native, to_fact, unpacked
 from hmem.graph.imported import ImportData
 from hmem.graph.userdata import UserData
@@ -46,11 +45,6 @@ from hmem.models import (
 )
 
 __all__ = ["VECTOR_SET_PROCEDURE", "EpisodeDraft", "GraphStore"]
-
-# hmem's plugin (hmem.localdb.plugin) stores a vector sent as float32 bytes; without it
-# (Aura, a server of your own) the vector goes as a float list to setNodeVectorProperty.
-VECTOR_SET_PROCEDURE = "hmem.vector.set"
-_PROCEDURE_NOT_FOUND = "Neo.ClientError.Procedure.ProcedureNotFound"
 
 
 def _position(times: dict[datetime, int], at: datetime | None) -> int | None:
@@ -110,8 +104,6 @@ class GraphStore(UserData, ImportData):
     """hmem's facts, entities, episodes and their edges in one Neo4j database: writes
     (with supersession), reads of single facts, histories and lists, (from
     ``UserData``) export and erasure, and (from ``ImportData``) imports."""
-
-    _vector_set: bool | None = None  # whether the server has hmem.vector.set (asked once)
 
     def _check_draft(self, draft: FactDraft) -> npt.NDArray[np.float64] | None:
         """The draft's vector, checked (None without one); errors for what cannot be
@@ -179,7 +171,6 @@ class GraphStore(UserData, ImportData):
             )
 
         merges = list(dict.fromkeys(corroborate))
-        bytes_only = self._vector_set_available()
         accepted = accepted_at or self._clock()
         target_ids = sorted(
             {t.target_id for r in rows for t in r["draft"].supersedes}
@@ -188,7 +179,7 @@ class GraphStore(UserData, ImportData):
             | set(merges)
         )
 
-        def work(tx: ManagedTransaction) -> WriteResult:
+        def work(tx: ManagedTransaction, bytes_only: bool) -> WriteResult:
             # The erasure guard and write_check's reads: one round trip.
             check = self._guard(
                 tx,
@@ -212,23 +203,10 @@ class GraphStore(UserData, ImportData):
                 bytes_only,
             )
 
-        try:
-            result: WriteResult = self._in_write_transaction(work)
-        except neo.ClientError as exc:
-            if not bytes_only or exc.code != _PROCEDURE_NOT_FOUND:
-                raise
-            # The server lost hmem's plugin (restarted without it): write as plain Cypher.
-            self._vector_set = False
-            bytes_only = False
-            result = self._in_write_transaction(work)
+        result: WriteResult = self._with_plugin(
+            lambda plugin: self._in_write_transaction(lambda tx: work(tx, plugin))
+        )
         return result
-
-    def _vector_set_available(self) -> bool:
-        """Whether the server has ``hmem.vector.set`` (hmem's plugin), asked once."""
-        if self._vector_set is None:
-            [row] = self._read("schema_procedure_exists", procedure=VECTOR_SET_PROCEDURE)
-            self._vector_set = bool(row["present"])
-        return self._vector_set
 
     def _write_tx(
         self,
@@ -437,16 +415,11 @@ class GraphStore(UserData, ImportData):
             rows = self._read("fact_recent_open", user_id=user_id, k=k)
         else:
             query = check_vector(vector, self.embedding_dim, "query vector")
-            plugin = self._vector_set_available()  # hmem's plugin, with hmem.vector.topk
-            try:
-                rows = self._read_values(
+            rows = self._with_plugin(  # hmem's plugin has hmem.vector.topk too
+                lambda plugin: self._read_values(
                     "fact_neighbours", native=plugin, user_id=user_id, vector=query, k=k
                 )
-            except neo.ClientError as exc:
-                if not plugin or exc.code != _PROCEDURE_NOT_FOUND:
-                    raise
-                self._vector_set = False  # the server lost hmem's plugin: plain Cypher
-                rows = self._read_values("fact_neighbours", user_id=user_id, vector=query, k=k)
+            )
             for row in rows:
                 if row["packed"] is not None:
                     row["embedding"] = unpacked(row["packed"])

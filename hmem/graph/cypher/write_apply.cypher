@@ -6,8 +6,9 @@
 // SET of a float list); x.packed is the same vector as float32 little-endian bytes, which
 // hmem's procedure reads (hmem.localdb.plugin). With hmem's plugin (the //native text)
 // the vector is sent only as those bytes and hmem.vector.set stores the same float array
-// from them: a float list parameter costs the server an object per value to unpack. New facts have no MENTIONS yet: CREATE
-// (the caller sends each fact's entities once per canonical name). The user's root
+// from them: a float list parameter costs the server an object per value to unpack.
+// New facts have no MENTIONS yet: CREATE (the caller sends each fact's entities once
+// per canonical name). The user's root
 // exists: the erasure guard (user_guard.cypher) merged it first, in this transaction.
 // A fact's times are positions in $times (each distinct instant sent once: the driver
 // spends ~0.1 ms converting each datetime it sends); $times[null] is null.
