@@ -31,6 +31,7 @@ def _local(config: Config) -> LocalNeo4j:
         bolt_port=port,
         http_port=config.neo4j_http_port,
         version=config.neo4j_version,
+        tls=config.neo4j_tls == "optional",
     )
 
 

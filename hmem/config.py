@@ -68,6 +68,12 @@ class Config(BaseSettings):
         description="Neo4j of `hmem neo4j start`: 5.26 (LTS, default), 2026 (2026.09.0, "
         "Java 21+) or a full version",
     )
+    neo4j_tls: Literal["off", "optional"] = Field(
+        "off",
+        description="Bolt over TLS on the local dev server too (optional: bolt:// and "
+        "bolt+ssc:// / neo4j+ssc:// both work), with a self-signed certificate for "
+        "127.0.0.1 made by openssl at the first start",
+    )
 
     # -- the read path (docs/retrieval.md) ----------------------------------------------
     search_w_dense: float = Field(0.7, ge=0, description="weight of vector similarity")

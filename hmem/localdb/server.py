@@ -96,6 +96,7 @@ class LocalNeo4j:
     cache_dir: Path = field(default_factory=_default_cache)
     log: object = None  # a callable(str) for progress lines; stderr when None
     plugin: bool = True  # install hmem's procedure (hmem.localdb.plugin) when a javac exists
+    tls: bool = False  # Bolt also over TLS (bolt+ssc://, neo4j+ssc://), self-signed
 
     def __post_init__(self) -> None:
         self.home = self.home.resolve()
@@ -118,6 +119,11 @@ class LocalNeo4j:
     @property
     def password_file(self) -> Path:
         return self.home / "password"
+
+    @property
+    def certificate_dir(self) -> Path:
+        """The Bolt TLS key and self-signed certificate (``tls``), made at first start."""
+        return self.home / "certificates" / "bolt"
 
     @property
     def bolt_uri(self) -> str:
@@ -219,7 +225,7 @@ class LocalNeo4j:
             "server.bolt.enabled": "true",
             "server.bolt.listen_address": f"127.0.0.1:{self.bolt_port}",
             "server.bolt.advertised_address": f"127.0.0.1:{self.bolt_port}",
-            "server.bolt.tls_level": "DISABLED",
+            "server.bolt.tls_level": "OPTIONAL" if self.tls else "DISABLED",
             "server.http.enabled": "true",
             "server.http.listen_address": f"127.0.0.1:{self.http_port}",
             "server.http.advertised_address": f"127.0.0.1:{self.http_port}",
@@ -248,6 +254,14 @@ class LocalNeo4j:
             "internal.cypher.use_parameter_size": "false",
             "initial.dbms.default_database": "neo4j",
         }
+        if self.tls:
+            lines |= {
+                "dbms.ssl.policy.bolt.enabled": "true",
+                "dbms.ssl.policy.bolt.base_directory": str(self.certificate_dir),
+                "dbms.ssl.policy.bolt.private_key": "private.key",
+                "dbms.ssl.policy.bolt.public_certificate": "public.crt",
+                "dbms.ssl.policy.bolt.client_auth": "NONE",
+            }
         head = "# written by hmem (hmem.localdb); edits are overwritten at every start\n"
         return head + "".join(f"{k}={v}\n" for k, v in lines.items())
 
@@ -269,10 +283,50 @@ class LocalNeo4j:
     def prepare(self) -> None:
         for sub in ("conf", "data", "logs", "run", "plugins", "import"):
             (self.home / sub).mkdir(parents=True, exist_ok=True)
+        if self.tls:
+            self._certificate()
         (self.home / "conf" / "neo4j.conf").write_text(self.render_conf())
         for name in ("server-logs.xml", "user-logs.xml"):
             text = resources.files("hmem.localdb").joinpath(name).read_text()
             (self.home / "conf" / name).write_text(text)
+
+    def _certificate(self) -> None:
+        """A key and a self-signed certificate for 127.0.0.1 (ten years), made once with
+        ``openssl``: what a driver checks with ``+ssc`` (self-signed) URIs."""
+        key, cert = self.certificate_dir / "private.key", self.certificate_dir / "public.crt"
+        if key.is_file() and cert.is_file():
+            return
+        openssl = shutil.which("openssl")
+        if openssl is None:
+            raise LocalNeo4jError("HMEM_NEO4J_TLS needs `openssl` on PATH to make a certificate")
+        self.certificate_dir.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [
+                openssl,
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "3650",
+                "-subj",
+                "/CN=127.0.0.1",
+                "-addext",
+                "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                "-keyout",
+                str(key),
+                "-out",
+                str(cert),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise LocalNeo4jError(f"openssl could not make a certificate: {done.stderr.strip()}")
+        key.chmod(0o600)
+        self._say(f"self-signed Bolt TLS certificate in {self.certificate_dir}")
 
     def plugin_jar(self, java: str) -> Path | None:
         """hmem's plugin built against this server's jars (cached), or None when the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import stat
 from pathlib import Path
 
@@ -45,6 +46,31 @@ def test_local_server_is_loopback_only_with_auth(tmp_path: Path) -> None:
     assert conf["server.bolt.listen_address"] == "127.0.0.1:7901"
     assert conf["server.https.enabled"] == "false"
     assert conf["internal.cypher.use_parameter_size"] == "false"  # one plan, any list size
+
+
+def test_bolt_tls_is_off_unless_asked_and_then_optional_with_a_private_key(
+    tmp_path: Path,
+) -> None:
+    def conf(server: LocalNeo4j) -> dict[str, str]:
+        return dict(line.split("=", 1) for line in server.render_conf().splitlines() if "=" in line)
+
+    plain = LocalNeo4j(tmp_path / "p", cache_dir=tmp_path / "c")
+    assert conf(plain)["server.bolt.tls_level"] == "DISABLED"
+    assert not any(k.startswith("dbms.ssl.policy.bolt") for k in conf(plain))
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl on PATH")
+    server = LocalNeo4j(tmp_path / "t", cache_dir=tmp_path / "c", tls=True)
+    server.prepare()
+    got = conf(server)
+    assert got["server.bolt.tls_level"] == "OPTIONAL"  # bolt:// keeps working
+    assert got["dbms.ssl.policy.bolt.base_directory"] == str(server.certificate_dir)
+    key = server.certificate_dir / got["dbms.ssl.policy.bolt.private_key"]
+    cert = server.certificate_dir / got["dbms.ssl.policy.bolt.public_certificate"]
+    assert "PRIVATE KEY" in key.read_text() and "CERTIFICATE" in cert.read_text()
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    made = cert.read_bytes()
+    server.prepare()  # made once: a restart keeps the certificate drivers may have seen
+    assert cert.read_bytes() == made
 
 
 def test_generated_password_is_private_and_stable(tmp_path: Path) -> None:
