@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 from neo4j import Driver, GraphDatabase
 
+from hmem.bench.corpus import Corpus, default_roots, real_corpus
 from hmem.graph import catalog
 from hmem.graph._records import packed
 from hmem.graph.schema import (
@@ -60,6 +61,7 @@ from hmem.graph.schema import (
 from hmem.graph.search import DenseStrategy, FactSearch
 from hmem.localdb import LocalNeo4j
 from hmem.recall import Recall
+from hmem.recall.query import STOPWORDS
 
 __all__ = ["main"]
 
@@ -90,6 +92,10 @@ class World:
     vocab: list[str]
     names: list[str]
     prefix: str = "bench-"
+    # --big-texts real: user u's fact n is corpus sentence u * span + n (text and vector);
+    # the sentences from users * span on are held out as questions (never stored).
+    corpus: Corpus | None = None
+    span: int = 0
 
     def user(self, i: int) -> str:
         return f"{self.prefix}{i:05d}"
@@ -97,24 +103,58 @@ class World:
     def entity(self, user: int, j: int) -> str:
         return self.names[(user * 7 + j * 13) % len(self.names)]
 
+    def question(
+        self, u: int, rng: random.Random, nrng: np.random.Generator
+    ) -> tuple[str, list[float]]:
+        """A question for user ``u``: with a corpus, a held-out sentence and its vector;
+        else the bench's pseudo-words naming one of the user's entities, a random vector."""
+        if self.corpus is not None:
+            i = self.users * self.span + rng.randrange(len(self.corpus) - self.users * self.span)
+            return self.corpus.texts[i], self.corpus.vectors[i].tolist()
+        entity = self.entity(u, rng.randrange(ENTITIES_PER_USER))
+        text = f"What about {entity.title()} and {' '.join(rng.sample(self.vocab, 3))}?"
+        return text, _unit(nrng)
+
+
+def sentence_entity(text: str) -> str | None:
+    """A real sentence's entity for the bench: its first capitalised word after the
+    first one (a name's shape, 3+ letters, not a stopword), case-folded; None if none."""
+    for word in text.split()[1:]:
+        word = word.strip(".,;:!?()\"'")
+        name = len(word) >= 3 and word.isalpha() and word[0].isupper() and word[1:].islower()
+        if name and word.casefold() not in STOPWORDS:
+            return word.casefold()
+    return None
+
 
 def _facts_for(world: World, user: int, start: int, stop: int) -> dict[str, Any]:
     rng = random.Random(user * 1_000_003 + start)
     uid = world.user(user)
-    # Uniform directions: normal draws, normalised (float32, as the store keeps them).
-    vectors = np.random.default_rng(user * 1_000_003 + start).standard_normal(
-        (stop - start, DIM), dtype=np.float32
-    )
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    if world.corpus is not None:
+        base = user * world.span
+        vectors = world.corpus.vectors[base + start : base + stop]
+        texts = world.corpus.texts[base + start : base + stop]
+    else:
+        # Uniform directions: normal draws, normalised (float32, as the store keeps them).
+        vectors = np.random.default_rng(user * 1_000_003 + start).standard_normal(
+            (stop - start, DIM), dtype=np.float32
+        )
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        texts = []
     facts = []
     links = []
     for n, vector in zip(range(start, stop), vectors.tolist(), strict=True):
         entity = world.entity(user, n % ENTITIES_PER_USER)
-        words = " ".join(rng.choice(world.vocab) for _ in range(rng.randint(8, 14)))
+        if texts:
+            text = texts[n - start]
+            entity = sentence_entity(text) or entity
+        else:
+            words = " ".join(rng.choice(world.vocab) for _ in range(rng.randint(8, 14)))
+            text = f"{entity.title()} {words}."
         facts.append(
             {
                 "id": f"{uid}-{n}",
-                "text": f"{entity.title()} {words}.",
+                "text": text,
                 "category": "episodic" if n % 10 == 3 else "semantic",
                 "importance": 1 + n % 10,
                 "valid_from": (START + timedelta(days=n * 3)).isoformat(),
@@ -288,9 +328,7 @@ def measure_big(
     strategies: dict[str, int] = {}
     for i in range(queries + WARMUP // 4):
         u = rng.randrange(world.users)
-        entity = world.entity(u, rng.randrange(ENTITIES_PER_USER))
-        text = f"What about {entity.title()} and {' '.join(rng.sample(world.vocab, 3))}?"
-        vector = _unit(nrng)
+        text, vector = world.question(u, rng, nrng)
         started = time.perf_counter()
         result = recall.search(
             text, user_id=world.user(u), k=k, vector=vector, now=NOW, strategy=strategy
@@ -307,10 +345,11 @@ def measure_big(
     say(f"  strategies {strategies}")
     fewer = 0
     for _ in range(args.big_recall_queries):
-        uid = world.user(rng.randrange(world.users))
+        u = rng.randrange(world.users)
+        uid = world.user(u)
         common: dict[str, Any] = {
-            "vector": _unit(nrng), "lucene": None, "entity_grams": [], "mode": "current",
-            "now": NOW, "k_dense": k,
+            "vector": world.question(u, rng, nrng)[1], "lucene": None, "entity_grams": [],
+            "mode": "current", "now": NOW, "k_dense": k,
         }  # fmt: skip
         exact = {c.id for c in search.candidates(uid, strategy="exact", **common).rows}
         got = search.candidates(uid, strategy=strategy, **common)
@@ -392,6 +431,25 @@ def crossover(
             )
             row[label] = _pct(times, 50)
             say(f"  user with {size:>6,} facts  {label:<18} p50 {_pct(times, 50):7.2f} ms{extra}")
+
+
+def _corpus(args: argparse.Namespace, size: int) -> Corpus:
+    def client() -> Any:
+        from hmem.extract.local_embed import LocalEmbeddings
+
+        return LocalEmbeddings(model_dir=args.model_dir, batch_size=256)
+
+    corpus = real_corpus(
+        size,
+        Path(args.corpus_cache),
+        client,
+        roots=default_roots(Path(args.data_dir)),
+        model_name=Path(args.model_dir).name,
+        say=say,
+    )
+    if len(corpus) < size:
+        raise SystemExit(f"--big-texts real needs {size:,} sentences, found {len(corpus):,}")
+    return corpus
 
 
 def _run(driver: Driver, database: str, statement: str, **params: Any) -> list[dict[str, Any]]:
@@ -483,6 +541,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--neo4j-version", default="5.26", help="own server's line: 5.26 (default) or 2026"
     )
     parser.add_argument("--big", default="", help="big-user shape USERSxFACTS, e.g. 10x100000")
+    parser.add_argument(
+        "--big-texts",
+        choices=("random", "real"),
+        default="random",
+        help="big users' facts: random (uniform random unit vectors, pseudo-word text) or "
+        "real (sentences found on this machine, see hmem.bench.corpus, embedded with "
+        "--model-dir; questions are held-out sentences of the same corpus)",
+    )
+    parser.add_argument("--big-held-out", type=int, default=1_000, help="real: questions")
+    parser.add_argument("--corpus-cache", default=".hmem/bench-corpus")
+    parser.add_argument("--data-dir", default="/work/shared/data", help="real: LoCoMo/BEAM")
     parser.add_argument("--big-queries", type=int, default=300)
     parser.add_argument("--big-recall-queries", type=int, default=50)
     parser.add_argument(
@@ -554,6 +623,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.big:
             big_users, big_facts = (int(x) for x in args.big.lower().split("x"))
             big = World(big_users, world.vocab, world.names, prefix="bench-bigu-")
+            if args.big_texts == "real":
+                big = World(
+                    big_users, world.vocab, world.names, prefix="bench-realu-",
+                    corpus=_corpus(args, big_users * big_facts + args.big_held_out),
+                    span=big_facts,
+                )  # fmt: skip
             have = min(search.user_size(big.user(0)), search.user_size(big.user(big_users - 1)))
             say(f"== big users: {big_users} x {big_facts:,} facts")
             started = time.monotonic()
