@@ -125,6 +125,13 @@ class Config(BaseSettings):
         description="on Neo4j 2026.02+, users with more vectors than this use the in-index "
         "filtered SEARCH; smaller ones the exact scan (measured crossover)",
     )
+    search_filtered_overfetch: int = Field(
+        3,
+        ge=1,
+        description="on Neo4j 2026.02+, the filtered SEARCH fetches this many of the user's "
+        "nearest per wanted dense candidate, before the time filter (measured: "
+        "docs/scaling.md)",
+    )
     search_entity_max_facts: int = Field(
         2_000,
         ge=0,

@@ -146,6 +146,7 @@ class Memory:
                 exact_max_facts=self.config.search_exact_max_facts,
                 index_overfetch=self.config.search_index_overfetch,
                 search_min_facts=self.config.search_filtered_min_facts,
+                search_overfetch=self.config.search_filtered_overfetch,
                 entity_max_facts=self.config.search_entity_max_facts,
                 entity_max_share=self.config.search_entity_max_share,
             ),

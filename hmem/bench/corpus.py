@@ -219,18 +219,42 @@ def real_corpus(
     """``size`` sentences (a seeded shuffle of ``sentences(roots)``) and their vectors,
     from the cache when there, else embedded now (shortest first, ``batch`` at a time,
     with progress) and saved. Fewer when the machine has fewer sentences (said)."""
+    roots = list(roots if roots is not None else default_roots())
+    # The files' names, sizes and times name the selection: an unchanged machine finds
+    # its texts and vectors without reading a file again.
+    files = hashlib.sha256(f"{size} {seed} {model_name}".encode())
+    for path in _files(roots):
+        stat = path.stat()
+        files.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    known = Path(cache_dir) / "selections" / f"{files.hexdigest()[:24]}.txt"
+    if known.is_file():
+        folder = Path(cache_dir) / known.read_text().strip()
+        if (folder / "vectors.npy").is_file() and (folder / "texts.txt").is_file():
+            texts = (folder / "texts.txt").read_text(encoding="utf-8").splitlines()
+            vectors = np.load(folder / "vectors.npy")
+            if vectors.shape[0] == len(texts):
+                say(f"corpus: {len(texts):,} sentences and vectors loaded from {folder}")
+                return Corpus(texts, vectors.astype(np.float32, copy=False))
     started = time.monotonic()
-    found = sentences(roots if roots is not None else default_roots())
+    found = sentences(roots)
     say(f"corpus: {len(found):,} distinct sentences found in {time.monotonic() - started:.0f}s")
     random.Random(seed).shuffle(found)
     if len(found) < size:
         say(f"corpus: only {len(found):,} sentences here, fewer than the {size:,} asked")
     texts = found[:size]
     folder = Path(cache_dir) / f"{model_name}-{len(texts)}-{_digest(texts, model_name)}"
+
+    def remember() -> None:
+        known.parent.mkdir(parents=True, exist_ok=True)
+        known.write_text(folder.name + "\n")
+
     if (folder / "vectors.npy").is_file():
         vectors = np.load(folder / "vectors.npy")
         if vectors.shape[0] == len(texts):
             say(f"corpus: {len(texts):,} vectors loaded from {folder}")
+            if not (folder / "texts.txt").is_file():
+                (folder / "texts.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+            remember()
             return Corpus(texts, vectors.astype(np.float32, copy=False))
     client = client_factory()
     cache = CachedEmbedder(client, Path(cache_dir), chunk=batch)
@@ -257,6 +281,7 @@ def real_corpus(
     folder.mkdir(parents=True, exist_ok=True)
     np.save(folder / "vectors.npy", vectors)
     (folder / "texts.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+    remember()
     say(f"corpus: saved to {folder}")
     return Corpus(texts, vectors)
 

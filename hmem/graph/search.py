@@ -176,7 +176,7 @@ class FactSearch:
         native_topk: bool | None = None,
         filtered_search: bool | None = None,
         search_min_facts: int = 5_000,
-        search_overfetch: int = 10,
+        search_overfetch: int = 3,
         entity_max_facts: int = 2_000,
         entity_max_share: float = 0.5,
     ) -> None:
