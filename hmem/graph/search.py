@@ -177,6 +177,7 @@ class FactSearch:
         filtered_search: bool | None = None,
         search_min_facts: int = 5_000,
         search_overfetch: int = 3,
+        search_overfetch_asof: int = 10,
         entity_max_facts: int = 2_000,
         entity_max_share: float = 0.5,
     ) -> None:
@@ -189,7 +190,9 @@ class FactSearch:
         ``filtered_search``: use Neo4j 2026.x's in-index filtered SEARCH for users above
         ``search_min_facts`` (None: when the vector index has ``user_id`` as a filter
         property, asked of the server; False: never), fetching ``k * search_overfetch``
-        of the user's nearest before the time filter.
+        of the user's nearest before the time filter (``k * search_overfetch_asof`` for
+        an as-of question, whose filter leaves fewer: fewer than k left means a second
+        trip with the exact scan).
         ``entity_max_facts``, ``entity_max_share``: an entity mentioned by more facts
         than this, or by more than this share of the user's facts, brings no entity
         candidates (see _candidates.cypher)."""
@@ -206,6 +209,7 @@ class FactSearch:
         self._filtered_asked = 0.0
         self.search_min_facts = search_min_facts
         self.search_overfetch = search_overfetch
+        self.search_overfetch_asof = search_overfetch_asof
         self.entity_max_facts = entity_max_facts
         self.entity_max_share = entity_max_share
 
@@ -352,6 +356,13 @@ class FactSearch:
         # a user seen for the first time is scanned exactly (always correct).
         return self._by_size(self._cached_size(user_id))
 
+    def _search_overfetch(self, mode: TemporalMode) -> int:
+        # 'current' and 'history' keep most of a user's facts; an as-of view may keep a
+        # small share of them, and too few left costs the exact scan (~0.6 s at 100k).
+        if mode in ("asof", "asof_history"):
+            return max(self.search_overfetch, self.search_overfetch_asof)
+        return self.search_overfetch
+
     def _params(
         self,
         user_id: str,
@@ -377,7 +388,7 @@ class FactSearch:
             "k_dense": k_dense,
             "fetch_dense": min(max(k_dense * self.index_overfetch, k_dense), self.index_max_fetch),
             "fetch_search": min(
-                max(k_dense * self.search_overfetch, k_dense), self.index_max_fetch
+                max(k_dense * self._search_overfetch(mode), k_dense), self.index_max_fetch
             ),
             "lucene": user_lucene(user_id, lucene),
             "k_lexical": k_lexical,

@@ -1,0 +1,34 @@
+"""How many of a big user's nearest the filtered SEARCH fetches (no server needed)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import cast
+
+from neo4j import Driver
+
+from hmem.config import Config
+from hmem.graph.search import FactSearch
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def _fetch(search: FactSearch, mode: str, k_dense: int = 60) -> int:
+    params = search._params(
+        "user-1", [0.1] * 8, None, [], mode, NOW, None, None,  # type: ignore[arg-type]
+        k_dense, 30, 60, 300,
+    )  # fmt: skip
+    return int(params["fetch_search"])
+
+
+def test_fetch_is_k_dense_times_the_overfetch_and_more_for_asof() -> None:
+    search = FactSearch(cast(Driver, object()), filtered_search=True)
+    assert search.search_overfetch == Config.model_fields["search_filtered_overfetch"].default
+    assert _fetch(search, "current") == 60 * 3
+    assert _fetch(search, "history") == 60 * 3
+    assert _fetch(search, "asof") == 60 * 10
+    assert _fetch(search, "asof_history") == 60 * 10
+    wide = FactSearch(cast(Driver, object()), filtered_search=True, search_overfetch=20)
+    assert _fetch(wide, "asof") == 60 * 20  # never less than the current view's
+    capped = FactSearch(cast(Driver, object()), filtered_search=True, index_max_fetch=100)
+    assert _fetch(capped, "asof") == 100
