@@ -4,6 +4,7 @@
     python -m hmem.bench.latency --sizes 10000,100000 --queries 500
     python -m hmem.bench.latency --uri bolt://host:7687 --password ...   # bring your own
     python -m hmem.bench.latency --fresh --sizes '' --big 10x100000 --neo4j-version 2026
+    python -m hmem.bench.latency --fresh --sizes '' --big 1x100000 --big-texts real
 
 Facts get random unit vectors (384-d float32, drawn by numpy), pseudo-word text for the
 fulltext index, one of ten per-user entities, and every tenth fact supersedes the one
@@ -26,7 +27,10 @@ picks for them (on Neo4j 2026.02+ the in-index filtered SEARCH, on 5.26 the exac
 or the global index, ``--big-strategy``), and the recall@k of that strategy's dense
 candidates against the exact scan. ``--neo4j-version 2026`` runs the bench's own server
 on the 2026.x line (its own ``--home``; the vector index then has ``user_id`` as a
-filter property).
+filter property). ``--big-texts real`` builds the big users from real sentences found on
+this machine (``hmem.bench.corpus``: site-packages docstrings and docs, man pages,
+LoCoMo/BEAM) embedded with ``--model-dir``, and asks held-out sentences of the same
+corpus (see docs/scaling.md); ``random`` (the default) keeps uniform random vectors.
 """
 
 # ruff: noqa: S311  (benchmark data, not secrets)
