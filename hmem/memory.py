@@ -491,6 +491,8 @@ class Memory:
             merged=[i for d in done for i in d.merged],
             related=[p for d in done for p in d.related],
             skipped=sum(d.skipped for d in done),
+            # a later commit's bookmark covers the earlier ones of the same database
+            bookmarks=done[-1].bookmarks if done else [],
         )
 
     def close(
@@ -562,8 +564,22 @@ class Memory:
             return result
 
     def job(self, job_id: str, *, user_id: str) -> Job:
-        """A session's job: status, attempts, result or error (never its text)."""
-        return self.ingest.queue.get(job_id, user_id)
+        """A session's job: status, attempts, result or error (never its text). A done
+        job's write may have been made by another process (``hmem worker``): this
+        Memory's reads wait for it from now on (``catch_up``)."""
+        found = self.ingest.queue.get(job_id, user_id)
+        if found.result and found.result.get("bookmarks"):
+            self.catch_up(found.result["bookmarks"])
+        return found
+
+    def catch_up(self, bookmarks: Sequence[str]) -> None:
+        """Make this Memory's reads wait for writes made elsewhere (another process's
+        ``WriteResult.bookmarks``): on a cluster a read routed to a member that has not
+        applied them yet waits until it has; on one server they are there already. A
+        Memory's own writes are followed without this."""
+        if isinstance(bookmarks, str) or not all(isinstance(b, str) for b in bookmarks):
+            raise ValidationError("bookmarks must be a list of strings")
+        self._driver.execute_query_bookmark_manager.update_bookmarks([], list(bookmarks))
 
     def retry_job(self, job_id: str, *, user_id: str) -> Job:
         """Queue a failed session again (the model is asked again)."""

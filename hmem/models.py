@@ -291,6 +291,11 @@ class WriteResult(_Model):
     related: list[tuple[str, str]] = Field(default_factory=list)
     skipped: int = 0
     refused: list[str] = Field(default_factory=list)
+    bookmarks: list[str] = Field(
+        default_factory=list,
+        description="Neo4j's bookmarks of the write: a Memory in another process reads "
+        "after it with catch_up(bookmarks) (read-your-writes on a cluster)",
+    )
 
     def counts(self) -> dict[str, int]:
         return {

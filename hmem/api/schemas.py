@@ -111,6 +111,7 @@ class AddOut(BaseModel):
     model_seconds: float = 0.0
     total_seconds: float = 0.0
     replayed: bool = False
+    bookmarks: list[str] = Field(default_factory=list)
 
 
 class JobOut(BaseModel):

@@ -144,8 +144,14 @@ class StoreBase:
     def _in_write_transaction(self, work: Callable[[ManagedTransaction], Any]) -> Any:
         """Run ``work`` in one write transaction (retried on transient errors). Every
         caller's ``work`` starts with ``_guard``."""
+        return self._committed(work)[0]
+
+    def _committed(self, work: Callable[[ManagedTransaction], T]) -> tuple[T, list[str]]:
+        """``_in_write_transaction``, with the bookmarks of the commit: what another
+        process's reads wait for (``Memory.catch_up``)."""
         with translate_errors(self._driver), self._session() as session:
-            return session.execute_write(work)
+            result = session.execute_write(work)
+            return result, sorted(session.last_bookmarks().raw_values)
 
     def _guard(
         self,

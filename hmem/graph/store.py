@@ -203,10 +203,10 @@ class GraphStore(UserData, ImportData):
                 bytes_only,
             )
 
-        result: WriteResult = self._with_plugin(
-            lambda plugin: self._in_write_transaction(lambda tx: work(tx, plugin))
+        result, bookmarks = self._with_plugin(
+            lambda plugin: self._committed(lambda tx: work(tx, plugin))
         )
-        return result
+        return result.model_copy(update={"bookmarks": bookmarks})
 
     def _write_tx(
         self,

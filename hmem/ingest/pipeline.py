@@ -52,6 +52,7 @@ class AddResult:
     total_seconds: float = 0.0
     replayed: bool = False
     profile_updated: bool | None = None
+    bookmarks: list[str] = field(default_factory=list)  # of the write (WriteResult)
 
     def as_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
@@ -286,6 +287,7 @@ class Pipeline:
     @staticmethod
     def _merge(result: AddResult, written: WriteResult) -> None:
         result.added = written.added
+        result.bookmarks = written.bookmarks
         result.superseded = written.superseded
         result.merged = written.merged
         result.related = written.related

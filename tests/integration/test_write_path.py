@@ -367,3 +367,35 @@ def test_older_news_never_closes_a_newer_fact(
     found = mem.search("Where does Maya work?", user_id=user_id, now=day(2026, 2, 2))
     assert "Globex" in found.context and "Initech" in found.context
     assert any(h.conflicts_with for h in found.hits)
+
+
+def test_a_job_done_by_another_process_is_followed_by_this_ones_reads(
+    config: Config, fake_openai: FakeOpenAIServer, tmp_path: Path, user_id: str
+) -> None:
+    """The API and a separate `hmem worker` share the queue, not a driver: the worker's
+    write leaves its bookmarks in the job's result, and the API's ``job()`` hands them
+    to its own driver, so its reads wait for that write on a cluster. ``remember``'s
+    result carries them too, for ``catch_up`` in any other process."""
+    settings = model_config(config, fake_openai, tmp_path / "shared-queue.sqlite3")
+    with Memory(settings) as api, Memory(settings) as worker:  # a driver each
+        followed = api._driver.execute_query_bookmark_manager
+        fake_openai.queue_chat({"facts": [fact("Maya lives in Oslo.")]})
+        queued = api.add("I live in Oslo.", user_id=user_id, background=True)
+        assert worker.run_jobs() == 1
+        assert not set(followed.get_bookmarks()) & set(worker_bookmarks(worker))
+        done = api.job(queued.job_id, user_id=user_id)
+        assert done.status == "done" and done.result is not None
+        assert done.result["bookmarks"]
+        assert set(done.result["bookmarks"]) <= set(followed.get_bookmarks())
+        assert [f.text for f in api.facts(user_id=user_id)] == ["Maya lives in Oslo."]
+
+        written = worker.remember("Maya has a cat.", user_id=user_id, observed_at=day(2026, 6, 2))
+        assert written.bookmarks and not set(written.bookmarks) <= set(followed.get_bookmarks())
+        api.catch_up(written.bookmarks)
+        assert set(written.bookmarks) <= set(followed.get_bookmarks())
+        with pytest.raises(HmemError, match="list of strings"):
+            api.catch_up("not-a-list")  # type: ignore[arg-type]
+
+
+def worker_bookmarks(memory: Memory) -> list[str]:
+    return list(memory._driver.execute_query_bookmark_manager.get_bookmarks())
