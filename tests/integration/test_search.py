@@ -417,6 +417,39 @@ def test_an_entity_too_many_facts_mention_brings_no_candidates(emem: Memory, use
             setattr(search, name, value)
 
 
+def test_the_name_or_an_alias_brings_the_entity_facts_once(emem: Memory, user_id: str) -> None:
+    """A gram matches an entity by its canonical name or by a lower-cased alias (two
+    parts of one subquery in _candidates.cypher); both matching counts it once."""
+    from hmem.models import EntityRef, FactDraft
+
+    def fact(text: str, *entities: EntityRef) -> FactDraft:
+        return FactDraft(text=text, valid_from=NOW, known_from=NOW, entities=list(entities))
+
+    cat, *_ = emem.remember_many(
+        [
+            fact("The cat sleeps on the sofa.", EntityRef(name="Miso", aliases=["Mimi Cat"])),
+            fact("The kettle whistles at seven every morning."),  # so that Miso is not
+            fact("The garden needs water after a dry week."),  # half of the user's facts
+        ],
+        user_id=user_id,
+    ).added  # fmt: skip
+    search = emem.recall.search_backend
+    for grams, want in (
+        (["mimi cat"], [(cat, 1.0)]),
+        (["miso"], [(cat, 1.0)]),
+        (["miso", "mimi cat"], [(cat, 1.0)]),
+        (["mimi"], []),
+    ):
+        common: dict[str, Any] = {
+            "vector": None, "lucene": None, "entity_grams": grams, "mode": "current",
+            "now": NOW,
+        }  # fmt: skip
+        got = search.candidates(user_id, **common)
+        retrieved = search.retrieve(user_id, **common, weights=(0, 0, 1, 0, 0, 0), keep=10)
+        for rows in (got.rows, retrieved.candidates.rows):
+            assert [(c.id, c.score) for c in rows if c.source == "entity"] == want, grams
+
+
 def test_an_older_fulltext_index_is_made_again_with_the_english_analyzer(
     emem: Memory, driver: Driver, config: Config, user_id: str
 ) -> None:

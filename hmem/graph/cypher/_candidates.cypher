@@ -84,9 +84,16 @@ CALL (facts) {
   RETURN f AS id, 'lexical' AS source, score
   UNION ALL
   WITH facts WHERE size($entities) > 0
-  MATCH (e:Entity {user_id: $user_id})
-  WHERE (e.canonical IN $entities OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) IN $entities))
-  WITH e, COUNT { (e)<-[:MENTIONS]-() } AS mentions
+  // Two parts, not one OR: the OR tested every entity of the user against every gram
+  // (7 ms for a user of 2,600 entities); a canonical name is sought in the index.
+  CALL () {
+    MATCH (e:Entity {user_id: $user_id}) WHERE e.canonical IN $entities RETURN e
+    UNION
+    MATCH (e:Entity {user_id: $user_id})
+    WHERE any(a IN coalesce(e.aliases, []) WHERE toLower(a) IN $entities)
+    RETURN e
+  }
+  WITH e, facts, COUNT { (e)<-[:MENTIONS]-() } AS mentions
   WHERE mentions <= $entity_max_facts AND mentions <= $entity_max_share * facts
   MATCH (f:Fact {user_id: $user_id})-[:MENTIONS]->(e)
   WHERE
