@@ -2,7 +2,8 @@
 
 Only the fields named in ``FIELDS`` are ever written, so memory text, API keys and
 request bodies cannot reach a log line by accident: nothing logs them, and a stray
-``extra={"text": ...}`` would be dropped here.
+``extra={"text": ...}`` would be dropped here. ``msg`` is the message's template, never
+its arguments: a value a JSON line should show goes in an allowed field as well.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ FIELDS = (
     "frames",
     "host",
     "port",
+    "job_id",
+    "job_status",
 )
 
 

@@ -476,7 +476,7 @@ def make_embedder(config: Config) -> EmbeddingClient | None:
         except ModelNotConfiguredError as exc:
             if config.embed_provider == "local":
                 raise
-            _log.warning("dense search is off: %s", exc)
+            _log.warning("dense search is off: %s", exc, extra={"error": str(exc)})
             return None
     key = config.embed_api_key
     return OpenAIEmbeddings(

@@ -182,7 +182,7 @@ class Ingestor:
             )
         except UserErasedError:
             self.queue.discard(job.id)  # erasure won: the session's text goes too
-            log.info("job %s dropped: its user was erased", job.id)
+            log.info("job %s dropped: its user was erased", job.id, extra={"job_id": job.id})
             if reraise:
                 raise
             return None
@@ -190,19 +190,25 @@ class Ingestor:
             down = isinstance(exc, StoreUnavailableError)  # not the job's fault: not counted
             backoff = 2.0 if down else min(60.0, 2.0**job.attempts)
             status = self.queue.release(job.id, _describe(exc), backoff_s=backoff, counted=not down)
-            log.warning("job %s: %s, now %s", job.id, type(exc).__name__, status)
+            log.warning(
+                "job %s: %s, now %s",
+                job.id,
+                type(exc).__name__,
+                status,
+                extra={"job_id": job.id, "error": type(exc).__name__, "job_status": status},
+            )
             if reraise:
                 raise
             return None
         except ModelOutputError as exc:
             self.queue.fail(job.id, _describe(exc), raw_output=exc.raw)
-            log.warning("job %s failed: %s", job.id, type(exc).__name__)
+            _log_failed(job, exc)
             if reraise:
                 raise
             return None
         except Exception as exc:
             self.queue.fail(job.id, _describe(exc))
-            log.warning("job %s failed: %s", job.id, type(exc).__name__)
+            _log_failed(job, exc)
             if reraise:
                 raise
             return None
@@ -272,3 +278,8 @@ def _describe(exc: BaseException) -> str:
     """Error text for the job record: the error kind and message, never memory text
     (hmem's messages carry ids and counts only)."""
     return f"{type(exc).__name__}: {exc}"[:500]
+
+
+def _log_failed(job: Job, exc: Exception) -> None:
+    name = type(exc).__name__
+    log.warning("job %s failed: %s", job.id, name, extra={"job_id": job.id, "error": name})

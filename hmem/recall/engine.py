@@ -521,4 +521,4 @@ class Recall:
 def _log_failure(future: Future[int]) -> None:
     exc = future.exception()
     if exc is not None:
-        log.warning("could not update last_used_at: %s", exc)
+        log.warning("could not update last_used_at: %s", exc, extra={"error": type(exc).__name__})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ import pytest
 from neo4j import Driver
 
 from hmem import Config, Memory
+from hmem.api.logs import JsonFormatter
 from hmem.errors import HmemError, ModelAuthError, ModelOutputError, ModelUnavailableError
 from tests.fakes.openai_server import FAKE_API_KEY, Delay, FakeOpenAIServer, HttpError
 
@@ -187,16 +189,28 @@ def test_nothing_of_the_users_words_means_no_model_call(
 
 
 def test_malformed_json_twice_keeps_the_session_and_retries(
-    mem: Memory, user_id: str, fake_openai: FakeOpenAIServer
+    mem: Memory, user_id: str, fake_openai: FakeOpenAIServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     fake_openai.queue_chat("not json", "{still not json")
-    with pytest.raises(ModelOutputError):
-        mem.add("I live in Oslo.", user_id=user_id, observed_at=day(2026, 1, 1))
+    hmem_log = logging.getLogger("hmem")  # the API's logging setup stops propagation
+    hmem_log.addHandler(caplog.handler)
+    try:
+        with pytest.raises(ModelOutputError):
+            mem.add("I live in Oslo.", user_id=user_id, observed_at=day(2026, 1, 1))
+    finally:
+        hmem_log.removeHandler(caplog.handler)
     assert fake_openai.chat_calls == 2  # one retry, then give up
     assert mem.facts(user_id=user_id, include_closed=True) == []
     [job_id] = _job_ids(mem, user_id)
     job = mem.job(job_id, user_id=user_id)
     assert job.status == "failed" and "ModelOutputError" in (job.error or "")
+    # the JSON log line names the job and the error's class, never the session's text
+    # (seen once or twice: the handler is on "hmem" and, while it propagates, the root)
+    records = {id(r): r for r in caplog.records if getattr(r, "job_id", None) == job_id}
+    assert len(records) == 1
+    line = json.loads(JsonFormatter().format(next(iter(records.values()))))
+    assert (line["job_id"], line["error"]) == (job_id, "ModelOutputError")
+    assert "Oslo" not in json.dumps(line)
 
     fake_openai.queue_chat({"facts": [fact("Maya lives in Oslo.")]})
     mem.retry_job(job_id, user_id=user_id)

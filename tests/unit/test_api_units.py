@@ -85,6 +85,22 @@ def test_json_logs_keep_only_allowed_fields() -> None:
     assert "text" not in line and "api_key" not in line
 
 
+def test_json_logs_show_a_template_and_its_allowed_values_never_its_arguments() -> None:
+    """hmem's warnings carry what an operator needs in allowed fields (the job, the
+    error's class, why dense search is off); the arguments themselves are not written."""
+    record = logging.LogRecord(
+        "hmem.ingest", logging.WARNING, __file__, 1, "job %s failed: %s", ("j1", "Boom"), None
+    )
+    record.__dict__.update(job_id="j1", error="ModelOutputError", job_status="failed")
+    line = json.loads(JsonFormatter().format(record))
+    assert line["msg"] == "job %s failed: %s"
+    assert (line["job_id"], line["error"], line["job_status"]) == (
+        "j1",
+        "ModelOutputError",
+        "failed",
+    )
+
+
 def _client(status: int, body: object) -> Client:
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(status, json=body)
