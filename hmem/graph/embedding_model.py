@@ -20,6 +20,7 @@ from neo4j import Driver
 
 from hmem.errors import EmbeddingModelMismatchError, SchemaError
 from hmem.graph import catalog
+from hmem.graph._base import VECTOR_SET_PROCEDURE
 from hmem.graph._records import packed, translate_errors
 from hmem.graph.schema import apply_schema, check_vector_index
 
@@ -36,10 +37,13 @@ class StoreModel:
     target_dim: int | None = None
 
 
-def _run(driver: Driver, database: str, statement: str, **params: Any) -> list[dict[str, Any]]:
+def _run(
+    driver: Driver, database: str, statement: str, *, native: bool = False, **params: Any
+) -> list[dict[str, Any]]:
     stmt = catalog.statement(statement)
+    text = stmt.text_for(native=native, cypher25=False)
     with translate_errors(driver):
-        records, _, _ = driver.execute_query(stmt.text, stmt.bind(params), database_=database)
+        records, _, _ = driver.execute_query(text, stmt.bind(params), database_=database)
     return [r.data() for r in records]
 
 
@@ -117,6 +121,9 @@ def reembed(
         check_vector_index(driver, database, dim)
     except SchemaError:  # another dimension: the index is rebuilt once the vectors are in
         _run(driver, database, "schema_fact_vector_drop")
+    # with hmem's plugin a vector goes as float32 bytes alone (as every write does)
+    [row] = _run(driver, database, "schema_procedure_exists", procedure=VECTOR_SET_PROCEDURE)
+    plugin = bool(row["present"])
     embedded = 0
     while True:
         rows = _run(driver, database, "admin_reembed_pending", model=name, limit=batch_size)
@@ -124,10 +131,15 @@ def reembed(
             break
         vectors = embed([r["text"] for r in rows])
         payload = [
-            {"user_id": r["user_id"], "id": r["id"], "embedding": v, "packed": packed(v)}
+            {
+                "user_id": r["user_id"],
+                "id": r["id"],
+                "embedding": None if plugin else v,
+                "packed": packed(v),
+            }
             for r, v in zip(rows, vectors, strict=True)
         ]
-        _run(driver, database, "admin_reembed_set", model=name, rows=payload)
+        _run(driver, database, "admin_reembed_set", native=plugin, model=name, rows=payload)
         embedded += len(rows)
         progress(len(rows))
     apply_schema(driver, database, dim)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from neo4j import Driver
@@ -81,6 +82,14 @@ def test_another_model_is_refused_and_reembed_moves_the_store(
     done = other.reembed(batch_size=100)
     assert done["embedded"] == todo and done["to"] == "other-model"
     assert other.reembed_pending() == 0
+    # the vector the index sees (a float array, sent as bytes with hmem's plugin) and the
+    # packed copy the exact scan reads hold the same values
+    stored, _, _ = driver.execute_query(
+        "MATCH (f:Fact {user_id: $u}) RETURN f.embedding AS e, f.embedding_f32le AS p", u=user_id
+    )
+    assert len(stored) == 2
+    for row in stored:
+        assert row["e"] == np.frombuffer(row["p"], dtype="<f4").tolist()
     hits = other.search("What pets does Maya have?", user_id=user_id).hits
     assert hits[0].fact.text == "Maya adopted a cat named Miso." and hits[0].parts["dense"] > 0
     with pytest.raises(EmbeddingModelMismatchError):
