@@ -40,12 +40,11 @@ _MONTHS = {
 } | {"sept": 9}
 # the longest first, so "june" is read whole and not as "jun" + "e"
 _MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY_MONTH_YEAR = re.compile(
-    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE
-)
-_MONTH_DAY_YEAR = re.compile(
-    rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE
-)
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"  # "7", "7th"
+_DAY_MONTH = rf"{_DAY}\s+(?:of\s+)?{_MONTH}"  # "7 July", "the 7th of July" (after "the")
+_MONTH_DAY = rf"{_MONTH}\s+{_DAY}"  # "July 7th"
+_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH_DAY},?\s+(\d{{4}})\b", re.IGNORECASE)
 _MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:in|during|of|since|until|by)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 # Without a year, by the search's now: "yesterday", "3 weeks ago", "last month", "in June",
@@ -74,8 +73,7 @@ _MONTH_NO_YEAR = re.compile(
     re.IGNORECASE,
 )
 _DAY_NO_YEAR = re.compile(
-    rf"\b(on|before|after|since|until|by)\s+(?:the\s+)?(?:(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+"
-    rf"(\d{{1,2}})(?:st|nd|rd|th)?)(?!,?\s*\d)\b",
+    rf"\b(on|before|after|since|until|by)\s+(?:the\s+)?(?:{_DAY_MONTH}|{_MONTH_DAY})(?!,?\s*\d)\b",
     re.IGNORECASE,
 )
 _BEFORE = re.compile(r"\b(?:before|prior to)\s*$", re.IGNORECASE)
@@ -117,9 +115,12 @@ def is_about_the_past(question: str, now: datetime) -> bool:
     prior, no longer, anymore, back then/in, in the past, history), or a span of time
     the question names (``time_window``) that was over by ``now``.
     """
+    return _about_the_past(question, now, time_window(question, now))
+
+
+def _about_the_past(question: str, now: datetime, window: tuple[datetime, datetime] | None) -> bool:
     if _PAST_PHRASES.search(question):
         return True
-    window = time_window(question, now)
     return window is not None and window[1] <= now
 
 
@@ -220,13 +221,12 @@ def time_window(question: str, now: datetime) -> tuple[datetime, datetime] | Non
 
     With a year: a day ("on 7 July, 2023", "October 13th, 2023"; with "before" / "after"
     a month on that side), a month ("in July 2023"), a season ("summer 2021"), a year
-    ("in 2023"). Without one, by
-    ``now``: a day ("yesterday", "tonight", "on June 5", "3 days ago"), the week around
-    "2 weeks ago", this / last week, weekend, month or year, a month ("in June", "last
-    June": the latest one begun by now) and a season ("last summer"; northern
-    hemisphere, whole months). A named day keeps a day either side (the question's zone
-    and the stored time's may differ). "Today" is not read: "where does Maya live
-    today?" asks what is true now, not what began today."""
+    ("in 2023"). Without one, by ``now``: a day ("yesterday", "tonight", "on June 5", "3
+    days ago"), the week around "2 weeks ago", this / last week, weekend, month or year,
+    a month ("in June", "last June": the latest one begun by now) and a season ("last
+    summer"; northern hemisphere, whole months). A named day keeps a day either side
+    (the question's zone and the stored time's may differ). "Today" is not read: "where
+    does Maya live today?" asks what is true now, not what began today."""
     return _dated(question) or _relative(question, _day(now.astimezone(UTC)))
 
 
@@ -250,8 +250,7 @@ def _dated(question: str) -> tuple[datetime, datetime] | None:
         return _month(int(match[2]) - (first == 12), first, months=3)
     match = _YEAR.search(question)
     if match is not None:
-        year = int(match[1])
-        return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+        return _month(int(match[1]), 1, months=12)
     return None
 
 
@@ -348,10 +347,11 @@ class QueryAnalysis:
 
 
 def analyse(question: str, now: datetime) -> QueryAnalysis:
+    window = time_window(question, now)
     return QueryAnalysis(
-        about_the_past=is_about_the_past(question, now),
+        about_the_past=_about_the_past(question, now, window),
         lucene=lucene_query(question),
         grams=entity_grams(question),
         dense=dense_text(question),
-        window=time_window(question, now),
+        window=window,
     )
