@@ -16,17 +16,21 @@ from neo4j import Driver
 
 from hmem import Config, Memory
 
-# scripts/test starts its servers with Bolt TLS optional (HMEM_NEO4J_TLS)
-TLS = os.environ.get("HMEM_NEO4J_TLS") == "optional"
+# scripts/test starts its servers with Bolt TLS optional (HMEM_NEO4J_TLS); a server of
+# your own may take plain Bolt only
+NEEDS_TLS = pytest.mark.skipif(
+    os.environ.get("HMEM_NEO4J_TLS") != "optional",
+    reason="the test server takes no Bolt TLS (start it with HMEM_NEO4J_TLS=optional)",
+)
 
 
 @pytest.mark.parametrize(
     "scheme",
     [
         "neo4j",
-        pytest.param("neo4j+ssc", marks=pytest.mark.skipif(not TLS, reason="no Bolt TLS")),
-        pytest.param("bolt+ssc", marks=pytest.mark.skipif(not TLS, reason="no Bolt TLS")),
-        pytest.param("neo4j+s", marks=pytest.mark.skipif(not TLS, reason="no Bolt TLS")),
+        pytest.param("neo4j+ssc", marks=NEEDS_TLS),
+        pytest.param("bolt+ssc", marks=NEEDS_TLS),
+        pytest.param("neo4j+s", marks=NEEDS_TLS),
     ],
 )
 def test_routing_and_tls_uris_serve_writes_reads_search_and_erasure(
@@ -66,7 +70,7 @@ def test_routing_and_tls_uris_serve_writes_reads_search_and_erasure(
         assert memory.facts(user_id=user, include_closed=True) == []
 
 
-@pytest.mark.skipif(not TLS, reason="no Bolt TLS")
+@NEEDS_TLS
 def test_the_s_schemes_verify_the_certificate(config: Config) -> None:
     """Without trusting the self-signed certificate, ``bolt+s://`` (and so the routing
     ``neo4j+s://``) refuses the server: the ``neo4j+s`` case above really verified it."""
