@@ -75,7 +75,7 @@ FACTS_PER_TX = 5_000
 WARMUP = 200  # right after a start or a load the JIT and page cache are cold
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 START = datetime(2019, 1, 1, tzinfo=UTC)
-DEFAULT_MODEL = Path("/work/shared/models/all-MiniLM-L6-v2-onnx")
+DEFAULT_MODEL = Path("../shared/models/all-MiniLM-L6-v2-onnx")  # beside the checkout
 
 
 def say(line: str) -> None:
@@ -450,7 +450,7 @@ def _corpus(args: argparse.Namespace, size: int) -> Corpus:
         size,
         Path(args.corpus_cache),
         client,
-        roots=default_roots(Path(args.data_dir)),
+        roots=default_roots(Path(args.data_dir).resolve()),
         model_name=Path(args.model_dir).name,
         say=say,
     )
@@ -558,7 +558,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--big-held-out", type=int, default=1_000, help="real: questions")
     parser.add_argument("--corpus-cache", default=".hmem/bench-corpus")
-    parser.add_argument("--data-dir", default="/work/shared/data", help="real: LoCoMo/BEAM")
+    parser.add_argument("--data-dir", default="../shared/data", help="real: LoCoMo/BEAM")
     parser.add_argument("--big-queries", type=int, default=300)
     parser.add_argument("--big-recall-queries", type=int, default=50)
     parser.add_argument(
