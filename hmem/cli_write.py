@@ -160,6 +160,8 @@ def _turn_drafts(
                 category=Category.EPISODIC,
                 known_from=item["observed_at"],
                 source=f"import:{session}"[:200],
+                # the message's name (who said it), when the file gives one
+                speaker=str(message.get("name") or "")[:200] or None,
                 id=uuid.uuid5(_TURNS, f"{user_id}/{session}/{index}").hex,
             )
         )

@@ -163,6 +163,7 @@ class _Ops:
         embedding: Sequence[float] | None,
         source: str,
         fact_id: str | None,
+        speaker: str | None,
     ) -> _Op[WriteResult]:
         body = _drop_none(
             {
@@ -181,6 +182,7 @@ class _Ops:
                 "embedding": list(embedding) if embedding is not None else None,
                 "source": source,
                 "id": fact_id,
+                "speaker": speaker,
             }
         )
         return _Op("POST", f"{_user(user_id)}/facts", WriteResult.model_validate, body=body)
@@ -386,11 +388,12 @@ class Client:
         embedding: Sequence[float] | None = None,
         source: str = "api",
         fact_id: str | None = None,
+        speaker: str | None = None,
     ) -> WriteResult:
         return self._call(
             _Ops.remember(
                 text, user_id, category, importance, observed_at, valid_from, valid_to,
-                entities, supersedes, reason, relates, embedding, source, fact_id,
+                entities, supersedes, reason, relates, embedding, source, fact_id, speaker,
             )
         )  # fmt: skip
 
@@ -546,11 +549,12 @@ class AsyncClient:
         embedding: Sequence[float] | None = None,
         source: str = "api",
         fact_id: str | None = None,
+        speaker: str | None = None,
     ) -> WriteResult:
         return await self._call(
             _Ops.remember(
                 text, user_id, category, importance, observed_at, valid_from, valid_to,
-                entities, supersedes, reason, relates, embedding, source, fact_id,
+                entities, supersedes, reason, relates, embedding, source, fact_id, speaker,
             )
         )  # fmt: skip
 

@@ -91,6 +91,11 @@ class Config(BaseSettings):
         description="weight of a fact that began in the span of time the question names "
         "('in July 2023', 'on 7 July, 2023')",
     )
+    search_w_speaker: float = Field(
+        0.08,
+        ge=0,
+        description="weight of a chat turn said by a person the question names (FactDraft.speaker)",
+    )
     search_names_share: float = Field(
         0.5,
         ge=0,

@@ -157,6 +157,7 @@ class Memory:
                 session=self.config.search_w_session,
                 adjacent=self.config.search_w_adjacent,
                 time=self.config.search_w_time,
+                speaker=self.config.search_w_speaker,
                 recency=self.config.search_w_recency,
                 importance=self.config.search_w_importance,
                 history_boost=self.config.search_history_boost,
@@ -335,9 +336,12 @@ class Memory:
         embedding: Sequence[float] | None = None,
         source: str = "direct",
         fact_id: str | None = None,
+        speaker: str | None = None,
     ) -> WriteResult:
         """Write one fact directly (no extractor): for agents that already know the fact,
         for imports, demos and tests. ``supersedes`` closes older facts of this user.
+        ``speaker``: who said it, for a chat turn (stored folded, like entity names): a
+        question that names the speaker ranks the turn higher.
 
         The write policy still applies (a credential is refused with ``PolicyRefusal``),
         and the text is embedded when an embedder is configured and no vector is given.
@@ -361,6 +365,7 @@ class Memory:
             embedding=list(embedding) if embedding is not None else None,
             source=source,
             id=fact_id,
+            speaker=speaker,
         )
         return self._write_drafts("remember", [draft], user_id, observed_at, accepted_at)
 

@@ -46,6 +46,7 @@ __all__ = [
     "UserExport",
     "WriteResult",
     "check_vector",
+    "fold_speaker",
     "require_aware",
     "vector_array",
 ]
@@ -156,6 +157,15 @@ def canonical_name(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
+def fold_speaker(speaker: str | None) -> str | None:
+    """A turn's speaker as stored: the canonical form of entity names (so a question's
+    names match it exactly); blank or None is no speaker."""
+    if speaker is None:
+        return None
+    folded = canonical_name(speaker)
+    return folded or None
+
+
 class SupersedeTarget(_Model):
     """An older fact that a new fact replaces, and why."""
 
@@ -195,6 +205,16 @@ class FactDraft(_Model):
         description="position in its session (remember_many's session_id): consecutive "
         "turns are neighbours in recall",
     )
+    speaker: Annotated[str, Field(max_length=200)] | None = Field(
+        None,
+        description="who said it, for a chat turn: stored folded (casefold, single spaces) "
+        "like entity names; a question that names the speaker ranks the turn higher",
+    )
+
+    @field_validator("speaker")
+    @classmethod
+    def _folded_speaker(cls, speaker: str | None) -> str | None:
+        return fold_speaker(speaker)
 
     @field_validator("embedding")
     @classmethod
@@ -229,6 +249,7 @@ class Fact(_Model):
     last_used_at: datetime | None = None
     corroborations: int = 1
     source: str = "direct"
+    speaker: str | None = Field(None, description="who said it (folded), for a chat turn")
     entities: list[str] = Field(default_factory=list)
     close_reason: SupersedeReason | None = None
 

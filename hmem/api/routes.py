@@ -117,6 +117,7 @@ def remember(user_id: UserId, body: RememberIn, who: Caller, request: Request) -
             embedding=body.embedding,
             source=body.source,
             fact_id=body.id,
+            speaker=body.speaker,
         )
     except PolicyRefusal as exc:
         metrics.write_requests.labels("remember").inc()

@@ -71,6 +71,11 @@ class RememberIn(_In):
     id: NewFactId | None = Field(
         None, description="caller-chosen id (idempotent imports); letters, digits, . _ : @ -"
     )
+    speaker: Annotated[str, Field(max_length=200)] | None = Field(
+        None,
+        description="who said it, for a chat turn (stored folded: casefold, single spaces; "
+        "blank is none): a question that names the speaker ranks the turn higher",
+    )
 
 
 class MessageIn(_In):

@@ -53,6 +53,7 @@ class Item:
     session: int
     source: str
     turn: int | None = None  # position of a raw turn in its session
+    speaker: str | None = None  # who said a raw turn (FactDraft.speaker)
 
     @property
     def tokens(self) -> int:
@@ -145,6 +146,7 @@ def build_items(conv: Conversation, setting: str) -> list[Item]:
                         session=s.session_id,
                         source=t.dia_id,
                         turn=position,
+                        speaker=t.speaker,
                     )
                 )
     return items
@@ -181,6 +183,7 @@ def ingest(
                 embedding=[float(x) for x in vector],
                 source=item.source,
                 turn=item.turn,
+                speaker=item.speaker,
             )
         )
     added = skipped = 0
@@ -212,6 +215,7 @@ ABLATIONS: dict[str, dict[str, float]] = {
     "without adjacent turns": {"adjacent": 0.0},
     "without the graph step": {"session": 0.0, "adjacent": 0.0},
     "without the question's time window": {"time": 0.0},
+    "without the speaker": {"speaker": 0.0},
     "entity source keeps a chat's speakers": {"entity_max_share": 1.0},
     "before: 0.8/0.1/0.1, no graph step, names embedded": {
         "names_share": 1.0,
@@ -222,6 +226,7 @@ ABLATIONS: dict[str, dict[str, float]] = {
         "entity": 0.1,
         "session": 0.0,
         "adjacent": 0.0,
+        "speaker": 0.0,
     },
 }
 

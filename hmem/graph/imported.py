@@ -17,7 +17,14 @@ from hmem._text import fact_hash
 from hmem.errors import DimensionMismatchError, TemporalOrderError
 from hmem.graph._base import StoreBase, new_id
 from hmem.graph._records import check_user_id, packed
-from hmem.models import Category, EntityRef, Episode, SupersedeReason, check_window
+from hmem.models import (
+    Category,
+    EntityRef,
+    Episode,
+    SupersedeReason,
+    check_window,
+    fold_speaker,
+)
 
 __all__ = ["ImportData", "ImportedFact"]
 
@@ -36,6 +43,7 @@ class ImportedFact:
     category: Category = Category.SEMANTIC
     importance: int = 5
     source: str = "import"
+    speaker: str | None = None  # who said it (a chat turn); stored folded
     entities: Sequence[EntityRef] = ()
     episode_ids: Sequence[str] = ()
     embedding: Sequence[float] | None = None
@@ -130,6 +138,7 @@ class ImportData(StoreBase):
                         "close_reason": f.close_reason.value if f.close_reason else None,
                         "ingested_at": ingested,
                         "source": f.source,
+                        "speaker": fold_speaker(f.speaker),
                     }
                     for f in fresh
                 ],

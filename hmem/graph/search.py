@@ -60,7 +60,7 @@ TemporalMode = Literal["current", "history", "asof", "asof_history"]
 @dataclass(frozen=True, slots=True)
 class Candidate:
     id: str
-    source: Literal["dense", "lexical", "entity", "session", "adjacent"]
+    source: Literal["dense", "lexical", "entity", "session", "adjacent", "time", "speaker"]
     score: float
 
 
@@ -117,7 +117,7 @@ _TIMES = ("valid_from", "valid_to", "known_from", "known_to", "ingested_at", "la
 # The order of a fact sent as a list by search_recall.cypher.
 _FACT_FIELDS = (
     "id", "user_id", "text", "category", "importance", "hash", "corroborations", "source",
-    "close_reason", *_TIMES,
+    "speaker", "close_reason", *_TIMES,
 )  # fmt: skip
 
 
@@ -426,12 +426,14 @@ class FactSearch:
     ) -> Retrieved:
         """``candidates`` and ``expand`` of the best ``keep`` in ONE round trip
         (``search_recall.cypher``): the server ranks candidates by the first-pass hybrid
-        score with ``weights`` = (dense, lexical, entity, session, adjacent, time),
+        score with ``weights`` = (dense, lexical, entity, session, adjacent, time, speaker),
         exactly as ``hmem.recall.scoring`` does, and expands the best. The graph step:
         the best ``seeds`` candidates of the first pass bring the facts of their
         episodes (session) and the turns next to them (adjacent), see
         search_recall.cypher. ``window`` ([start, end), the question's span of time):
-        a candidate that began in it gets the 'time' signal.
+        a candidate that began in it gets the 'time' signal. A fact whose ``speaker`` is
+        one of the question's names (its entity grams, or an entity it names by an
+        alias) gets the 'speaker' signal.
         ``lucene`` (the question's words, ``hmem.recall.query.lucene_query``) is asked of
         the fulltext index for this user's facts (``user_lucene``). Two trips only when the index
         strategy finds fewer than ``k_dense`` of the user's facts (then the exact scan
@@ -442,11 +444,11 @@ class FactSearch:
             user_id, vector, lucene, entity_grams, mode, now, as_of, as_of_event,
             k_dense, k_lexical, k_entity, fetch_lexical,
         )  # fmt: skip
-        w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time = weights
+        w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker = weights
         window_from, window_to = window or (None, None)  # no window: no 'time' rows
         base.update(
             w_dense=w_dense, w_lexical=w_lexical, w_entity=w_entity, w_session=w_session,
-            w_adjacent=w_adjacent, w_time=w_time, keep=keep,
+            w_adjacent=w_adjacent, w_time=w_time, w_speaker=w_speaker, keep=keep,
             seeds=seeds if w_session or w_adjacent else 0,
             window_from=window_from, window_to=window_to,
         )  # fmt: skip

@@ -77,6 +77,7 @@ def _fact_row(
         "valid_to": _position(times, draft.valid_to),
         "known_from": _position(times, row["known_from"]),
         "source": draft.source,
+        "speaker": draft.speaker,
         "embedding": None if bytes_only else draft.embedding,
         "packed": None if vector is None else vector.astype("<f4").tobytes(),
         "entities": list(entities.values()),

@@ -12,10 +12,14 @@
   seeds of the fact's episode: a group scored by its best member, never by a mean,
 - adjacent: the first-pass score of a seed one turn away in the same episode,
 - time: 1 for a fact that began (valid_from) inside the span of time the question
-  names ("in July 2023", "on 7 July, 2023": ``hmem.recall.query.time_window``).
+  names ("in July 2023", "on 7 July, 2023": ``hmem.recall.query.time_window``),
+- speaker: 1 for a chat turn said by a person the question names (``Fact.speaker``,
+  folded, is one of the question's entity grams or the canonical name of an entity it
+  names by an alias): "what did Caroline say about ..." prefers Caroline's turns.
 
 Weights come from ``Config`` (0.7 / 0.2 / 0.1, session 0.4, adjacent 0.3, time 0.3,
-recency and importance 0; tuned on LoCoMo's dev split, see docs/retrieval.md). Without an
+speaker 0.08, recency and importance 0; tuned on LoCoMo's dev split, see
+docs/retrieval.md). Without an
 embedder the dense weight is dropped and the others are rescaled to sum to what they
 summed to with it, so scores stay comparable in scale.
 """
@@ -39,8 +43,9 @@ __all__ = [
 RECENCY_BASE = 0.995
 
 
-# Signals the server gives already in 0-1: the graph step's and the time window's.
-GIVEN_SOURCES = ("session", "adjacent", "time")
+# Signals the server gives already in 0-1: the graph step's, the time window's and the
+# speaker's.
+GIVEN_SOURCES = ("session", "adjacent", "time", "speaker")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +63,7 @@ class ScoreWeights:
     session: float = 0.4
     adjacent: float = 0.3
     time: float = 0.3  # a fact that began in the span of time the question names
+    speaker: float = 0.08  # a turn said by a person the question names
 
     def handed(self, replaced: float, own: float) -> float:
         """What a successor inherits from the replaced fact's score: between
@@ -68,10 +74,13 @@ class ScoreWeights:
         match = min(1.0, max(0.0, own / replaced))
         return replaced * (self.inherit_floor + (self.inherit - self.inherit_floor) * match)
 
-    def graph(self) -> tuple[float, float, float, float, float, float]:
-        """(dense, lexical, entity, session, adjacent, time): what the server scores
-        with."""
-        return (self.dense, self.lexical, self.entity, self.session, self.adjacent, self.time)
+    def graph(self) -> tuple[float, float, float, float, float, float, float]:
+        """(dense, lexical, entity, session, adjacent, time, speaker): what the server
+        scores with."""
+        return (
+            self.dense, self.lexical, self.entity, self.session, self.adjacent, self.time,
+            self.speaker,
+        )  # fmt: skip
 
     def without_dense(self) -> ScoreWeights:
         """Lexical + entity only, rescaled to keep the relevance weights' total."""
@@ -94,7 +103,7 @@ def base_scores(
     the expanded facts' entities exactly for the final score."""
     raw: dict[str, dict[str, float]] = {}
     best = {"lexical": 0.0, "entity": 0.0}
-    # session / adjacent (the graph step's first-pass scores) and time come in 0-1
+    # session / adjacent (the graph step's first-pass scores), time and speaker come in 0-1
     rows = list(rows)
     for _, source, score in rows:
         if source in best:

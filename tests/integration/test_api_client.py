@@ -118,6 +118,33 @@ def test_async_client(server: LiveServer, tenant: Tenant) -> None:
     asyncio.run(story())
 
 
+def test_a_turns_speaker_round_trips(server: LiveServer, tenant: Tenant) -> None:
+    ana = tenant.user("ana")
+    with Client(server.url, api_key=tenant.key) as client:
+        said = client.remember("I painted the lake today.", user_id=ana, speaker=" Caroline ")
+        plain = client.remember("The lake froze over.", user_id=ana, speaker="  ")
+        assert client.get(said.added[0], user_id=ana).speaker == "caroline"
+        assert client.get(plain.added[0], user_id=ana).speaker is None  # blank: none
+        assert {f.speaker for f in client.export(ana).facts} == {"caroline", None}
+        [hit] = [h for h in client.search("What did Caroline paint?", user_id=ana).hits
+                 if h.fact.id == said.added[0]]  # fmt: skip
+        assert hit.fact.speaker == "caroline" and hit.parts["speaker"] > 0
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        refused = http.post(
+            f"/v1/users/{ana}/facts",
+            json={"text": "Hello there.", "speaker": "x" * 201},
+            headers={"Authorization": f"Bearer {tenant.key}"},
+        )
+        assert refused.status_code == 422
+
+    async def story() -> None:
+        async with AsyncClient(server.url, api_key=tenant.key) as client:
+            said = await client.remember("We went camping.", user_id=ana, speaker="MELANIE")
+            assert (await client.get(said.added[0], user_id=ana)).speaker == "melanie"
+
+    asyncio.run(story())
+
+
 def test_mcp_tools_over_the_client(server: LiveServer, tenant: Tenant) -> None:
     sam = tenant.user("sam")
     with Client(server.url, api_key=tenant.key) as client:

@@ -87,7 +87,11 @@ def test_model_free_import_yields_entity_links(
             "observed_at": "2023-05-08T13:56:00Z",
             "session_id": "s1",
             "messages": [
-                {"role": "user", "content": "Melanie and I went hiking near Seattle."},
+                {
+                    "role": "user",
+                    "name": "Caroline",
+                    "content": "Melanie and I went hiking near Seattle.",
+                },
                 {"role": "assistant", "content": "Sounds lovely, Caroline!"},
                 {"role": "user", "content": "My password is hunter2"},
             ],
@@ -114,6 +118,9 @@ def test_model_free_import_yields_entity_links(
     assert texts["melanie now works in Seattle."].known_from == datetime(
         2023, 5, 25, 13, 14, tzinfo=UTC
     )
+    # the message's name is who said the turn; a message without one has no speaker
+    assert texts["Melanie and I went hiking near Seattle."].speaker == "caroline"
+    assert texts["melanie now works in Seattle."].speaker is None
     again = runner.invoke(main, ["import", "--user", user_id, "--no-model", str(sessions)])
     assert json.loads(again.output.splitlines()[-1])["added"] == 0  # idempotent
 

@@ -148,7 +148,7 @@ def test_too_few_after_the_time_filter_falls_back_to_the_exact_scan(
     assert got.rows == exact.rows and 0 < len(exact.rows) < 30
     retrieved = search.retrieve(
         mine, vector=vector, lucene=None, entity_grams=[], now=NOW,
-        weights=(0.8, 0.1, 0.1, 0, 0, 0), keep=10, k_dense=30, strategy="search", **early,  # type: ignore[arg-type]
+        weights=(0.8, 0.1, 0.1, 0, 0, 0, 0), keep=10, k_dense=30, strategy="search", **early,  # type: ignore[arg-type]
     )  # fmt: skip
     assert retrieved.candidates.strategy == "search+exact"
     assert [c for c in retrieved.candidates.rows if c.source == "dense"] == exact.rows

@@ -133,7 +133,7 @@ def test_ties_are_broken_by_id_and_retrieve_agrees(
             entity_grams=[],
             mode="current",
             now=NOW,
-            weights=(0.8, 0.1, 0.1, 0.0, 0.0, 0.0),
+            weights=(0.8, 0.1, 0.1, 0.0, 0.0, 0.0, 0.0),
             keep=10,
             strategy="exact",
         )

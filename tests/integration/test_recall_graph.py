@@ -48,7 +48,15 @@ def _rows(memory: Memory, user: str, question: str, **weights: float) -> Rows:
         entity_grams=[],
         mode="current",
         now=NOW,
-        weights=(0.0, 1.0, 0.0, weights.get("session", 0.4), weights.get("adjacent", 0.3), 0.0),
+        weights=(
+            0.0,
+            1.0,
+            0.0,
+            weights.get("session", 0.4),
+            weights.get("adjacent", 0.3),
+            0.0,
+            0.0,
+        ),
         keep=20,
         seeds=weights.get("seeds", 10),  # type: ignore[arg-type]
     )

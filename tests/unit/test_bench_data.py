@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from hmem.bench.data import load_beam, load_locomo, parse_dia_ids, parse_locomo_date
+from hmem.bench.locomo import ABLATIONS, build_items
 
 ORIGINAL = [
     {
@@ -62,6 +63,18 @@ def test_original_locomo_format(tmp_path: Path) -> None:
     assert conv.questions[0].evidence == ("D1:1",)
     assert conv.questions[1].answer == "no"
     assert conv.observation_count == 3 and conv.turn_count == 3
+
+
+def test_locomo_turns_carry_their_speaker(tmp_path: Path) -> None:
+    path = tmp_path / "locomo10.json"
+    path.write_text(json.dumps(ORIGINAL))
+    [conv] = load_locomo(path)
+    turns = [i for i in build_items(conv, "full") if i.turn is not None]
+    # the text keeps its "Name: " form; who said it is the speaker field
+    assert [(i.speaker, i.text) for i in turns[:1]] == [("Ana", "Ana: I adopted a cat named Miso.")]
+    assert [i.speaker for i in turns] == ["Ana", "Ben", "Ben"]
+    assert all(i.speaker is None for i in build_items(conv, "facts"))
+    assert ABLATIONS["without the speaker"] == {"speaker": 0.0}
 
 
 def test_converted_locomo_format(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError as PydanticValidationError
 
 from hmem import errors
 from hmem._text import fact_hash, normalise
@@ -97,6 +98,15 @@ def test_normalise_examples() -> None:
 
 def test_entity_canonical_name() -> None:
     assert EntityRef(name="  New   York ").canonical == "new york"
+
+
+def test_a_turns_speaker_is_stored_folded() -> None:
+    assert FactDraft(text="hi", speaker="  Caroline   Lee ").speaker == "caroline lee"
+    assert FactDraft(text="hi", speaker="Straße").speaker == "strasse"  # casefold
+    assert FactDraft(text="hi", speaker=" \t ").speaker is None  # blank: no speaker
+    assert FactDraft(text="hi").speaker is None
+    with pytest.raises(PydanticValidationError):
+        FactDraft(text="hi", speaker="x" * 201)
 
 
 @pytest.mark.parametrize(

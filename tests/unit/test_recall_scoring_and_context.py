@@ -115,7 +115,22 @@ def test_graph_signals_are_first_pass_scores_weighted_as_given() -> None:
     assert parts["session"] == pytest.approx(0.21) and parts["adjacent"] == pytest.approx(0.075)
     assert score == pytest.approx(0.285)
     assert "session" not in weighted(raw["a"], w, None, NOW)[1]  # no part without a signal
-    assert ScoreWeights().graph() == (0.7, 0.2, 0.1, 0.4, 0.3, 0.3)
+    assert ScoreWeights().graph() == (0.7, 0.2, 0.1, 0.4, 0.3, 0.3, 0.08)
+
+
+def test_the_speaker_signal_is_given_and_weighted() -> None:
+    rows = [("a", "dense", 0.9), ("a", "speaker", 1.0), ("a", "speaker", 1.0), ("b", "dense", 0.9)]
+    raw = base_scores(rows)
+    assert raw["a"]["speaker"] == 1.0 and "speaker" not in raw["b"]  # not normalised
+    w = ScoreWeights(speaker=0.1)
+    score, parts, _ = weighted(raw["a"], w, None, NOW)
+    assert parts["speaker"] == pytest.approx(0.1)
+    assert score == pytest.approx(0.7 * 0.8 + 0.1)
+    assert score - weighted(raw["b"], w, None, NOW)[0] == pytest.approx(0.1)
+    assert "speaker" not in weighted(raw["b"], w, None, NOW)[1]  # no part without it
+    off = weighted(raw["a"], ScoreWeights(speaker=0.0), None, NOW)
+    assert off[1]["speaker"] == 0.0 and off[2]["speaker"] == 1.0  # shown, weighs nothing
+    assert ScoreWeights().without_dense().speaker == ScoreWeights().speaker
 
 
 def test_a_successor_inherits_more_the_better_it_matches_itself() -> None:

@@ -16,6 +16,8 @@
 // $entity_max_facts facts mention: walking all its mentions is what a big user's
 // search paid most for (COUNT of one relationship type is the node's stored degree).
 // Scores are raw: cosine as (1 + cos) / 2, Lucene's, and the number of matched entities.
+// 'named' (kept beside the rows): the user's entities the question names, by canonical
+// name or alias, found once (search_recall.cypher also matches turns' speakers by them).
 // 'size' (and the share's denominator): the user's facts counted up to $size_cap (the
 // caller picks the next search's strategy by it and needs no more than its threshold).
 CALL () {
@@ -23,7 +25,21 @@ CALL () {
   WITH f LIMIT $size_cap
   RETURN count(f) AS facts
 }
-CALL (facts) {
+CALL () {
+  // Two parts, not one OR: the OR tested every entity of the user against every gram
+  // (7 ms for a user of 2,600 entities); a canonical name is sought in the index.
+  CALL () {
+    WITH 1 AS go WHERE size($entities) > 0
+    MATCH (e:Entity {user_id: $user_id}) WHERE e.canonical IN $entities RETURN e
+    UNION
+    WITH 1 AS go WHERE size($entities) > 0
+    MATCH (e:Entity {user_id: $user_id})
+    WHERE any(a IN coalesce(e.aliases, []) WHERE toLower(a) IN $entities)
+    RETURN e
+  }
+  RETURN collect(e) AS named
+}
+CALL (facts, named) {
   WITH 1 AS go WHERE $dense = 'exact'
   MATCH (f:Fact {user_id: $user_id})
   WHERE f.embedding IS NOT NULL
@@ -83,16 +99,8 @@ CALL (facts) {
   LIMIT $k_lexical
   RETURN f AS id, 'lexical' AS source, score
   UNION ALL
-  WITH facts WHERE size($entities) > 0
-  // Two parts, not one OR: the OR tested every entity of the user against every gram
-  // (7 ms for a user of 2,600 entities); a canonical name is sought in the index.
-  CALL () {
-    MATCH (e:Entity {user_id: $user_id}) WHERE e.canonical IN $entities RETURN e
-    UNION
-    MATCH (e:Entity {user_id: $user_id})
-    WHERE any(a IN coalesce(e.aliases, []) WHERE toLower(a) IN $entities)
-    RETURN e
-  }
+  WITH facts, named WHERE size(named) > 0
+  UNWIND named AS e
   WITH e, facts, COUNT { (e)<-[:MENTIONS]-() } AS mentions
   WHERE mentions <= $entity_max_facts AND mentions <= $entity_max_share * facts
   MATCH (f:Fact {user_id: $user_id})-[:MENTIONS]->(e)

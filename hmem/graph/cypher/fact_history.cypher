@@ -11,4 +11,4 @@ OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity {user_id: $user_id})
 WITH f, collect(DISTINCT e.name) AS entities,
      collect(DISTINCT CASE WHEN r IS NULL THEN null
              ELSE {old_id: o.id, reason: r.reason, at: r.at, relation: r.relation} END) AS links
-RETURN f {.id, .user_id, .text, .category, .importance, .hash, .valid_from, .valid_to, .known_from, .known_to, .ingested_at, .last_used_at, .corroborations, .source, .close_reason} AS fact, entities, links
+RETURN f {.id, .user_id, .text, .category, .importance, .hash, .valid_from, .valid_to, .known_from, .known_to, .ingested_at, .last_used_at, .corroborations, .source, .speaker, .close_reason} AS fact, entities, links

@@ -8,6 +8,6 @@ CREATE (f:Fact {
   valid_from: x.valid_from, valid_to: x.valid_to,
   known_from: x.known_from, known_to: x.known_to, close_reason: x.close_reason,
   ingested_at: x.ingested_at, last_used_at: null,
-  corroborations: 1, source: x.source
+  corroborations: 1, source: x.source, speaker: x.speaker
 })
 RETURN count(f) AS created

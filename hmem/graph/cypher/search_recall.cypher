@@ -1,8 +1,8 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, entities, k_entity, entity_max_facts, entity_max_share, size_cap, w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, window_from, window_to, seeds, keep
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene, k_lexical, fetch_lexical, entities, k_entity, entity_max_facts, entity_max_share, size_cap, w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker, window_from, window_to, seeds, keep
 // The whole read path's database side in ONE round trip: the candidates (the
 // fragment _candidates.cypher, as search_candidates.cypher returns them), the first-pass
 // hybrid score of hmem.recall.scoring (dense (2s - 1) clipped to 0..1, lexical and
-// entity divided by the best of this search, time 0 or 1, weighted by $w_*, no
+// entity divided by the best of this search, time and speaker 0 or 1, weighted by $w_*, no
 // recency/importance), the graph step, the best $keep by
 // (score DESC, id), and search_expand.cypher's one-hop walk for those. Candidates carry
 // their nodes to the expansion (no second index seek per chosen id). One row: `rows`
@@ -22,12 +22,17 @@
 // datetime.fromisoformat gives back the same instant): the driver's pure-Python DateTime
 // hydration was the largest client-side cost.
 //include candidates
-WITH collect([id, source, score]) AS cand
+// The names the question gives: its grams ($entities, folded) and the canonical names of
+// the entities it names by an alias ('named', from the fragment).
+WITH [e IN named | e.canonical] + $entities AS names, collect([id, source, score]) AS cand
 // The span of time the question names ([$window_from, $window_to), or null): a fact
-// that began in it gets 'time' 1.0 (hmem.recall.query.time_window).
-WITH cand + [r IN cand WHERE r[1] <> 'size' AND r[0].valid_from >= $window_from
-             AND r[0].valid_from < $window_to | [r[0], 'time', 1.0]] AS cand
-WITH cand,
+// that began in it gets 'time' 1.0 (hmem.recall.query.time_window). A turn said by a
+// person the question names (f.speaker, folded like entity names) gets 'speaker' 1.0.
+WITH names, cand
+     + [r IN cand WHERE r[1] <> 'size' AND r[0].valid_from >= $window_from
+        AND r[0].valid_from < $window_to | [r[0], 'time', 1.0]]
+     + [r IN cand WHERE r[1] <> 'size' AND r[0].speaker IN names | [r[0], 'speaker', 1.0]] AS cand
+WITH names, cand,
      reduce(m = 0.0, r IN cand | CASE WHEN r[1] = 'lexical' AND r[2] > m THEN r[2] ELSE m END) AS best_lexical,
      reduce(m = 0.0, r IN cand | CASE WHEN r[1] = 'entity' AND r[2] > m THEN r[2] ELSE m END) AS best_entity
 // The first pass: dense (2s - 1) clipped to 0..1, lexical and entity divided by the
@@ -42,8 +47,9 @@ CALL (cand, best_lexical, best_entity) {
                 ELSE 2.0 * r[2] - 1.0 END) AS d,
        max(CASE WHEN r[1] = 'lexical' AND best_lexical > 0.0 THEN r[2] / best_lexical ELSE 0.0 END) AS l,
        max(CASE WHEN r[1] = 'entity' AND best_entity > 0.0 THEN r[2] / best_entity ELSE 0.0 END) AS e,
-       max(CASE WHEN r[1] = 'time' THEN r[2] ELSE 0.0 END) AS t
-  WITH f, $w_dense * d + $w_lexical * l + $w_entity * e + $w_time * t AS first
+       max(CASE WHEN r[1] = 'time' THEN r[2] ELSE 0.0 END) AS t,
+       max(CASE WHEN r[1] = 'speaker' THEN r[2] ELSE 0.0 END) AS sp
+  WITH f, $w_dense * d + $w_lexical * l + $w_entity * e + $w_time * t + $w_speaker * sp AS first
   ORDER BY first DESC, f.id
   LIMIT $seeds
   RETURN collect([f, first]) AS seeds
@@ -71,7 +77,10 @@ CALL (seeds) {
                 WHEN reduce(sq = 0.0, x IN f.embedding | sq + x * x) = 1.0 / 0.0 THEN null
                 ELSE vector.similarity.cosine(f.embedding, $vector) END]) WHERE m[2] IS NOT NULL] END AS mates
 }
-WITH cand + mates AS cand, best_lexical, best_entity
+// Every fact the graph step brought has a 'session' row: those said by a named person
+// get 'speaker' too.
+WITH cand + mates + [m IN mates WHERE m[1] = 'session' AND m[0].speaker IN names
+                     | [m[0], 'speaker', 1.0]] AS cand, best_lexical, best_entity
 WITH cand, best_lexical, best_entity, [r IN cand | [coalesce(r[0].id, ''), r[1], r[2]]] AS rows
 CALL (cand, best_lexical, best_entity) {
   UNWIND [r IN cand WHERE r[1] <> 'size'] AS r
@@ -84,22 +93,23 @@ CALL (cand, best_lexical, best_entity) {
        max(CASE WHEN r[1] = 'entity' AND best_entity > 0.0 THEN r[2] / best_entity ELSE 0.0 END) AS e,
        max(CASE WHEN r[1] = 'session' THEN r[2] ELSE 0.0 END) AS s,
        max(CASE WHEN r[1] = 'adjacent' THEN r[2] ELSE 0.0 END) AS a,
-       max(CASE WHEN r[1] = 'time' THEN r[2] ELSE 0.0 END) AS t
+       max(CASE WHEN r[1] = 'time' THEN r[2] ELSE 0.0 END) AS t,
+       max(CASE WHEN r[1] = 'speaker' THEN r[2] ELSE 0.0 END) AS sp
   WITH f, $w_dense * d + $w_lexical * l + $w_entity * e + $w_session * s + $w_adjacent * a
-          + $w_time * t AS score
+          + $w_time * t + $w_speaker * sp AS score
   ORDER BY score DESC, f.id
   LIMIT $keep
   WITH f,
        [(f)-[:MENTIONS]->(e:Entity {user_id: $user_id}) | e.name] AS entities,
        [(f)-[r:SUPERSEDES]->(p:Fact {user_id: $user_id}) | {
-         fact: [p.id, p.user_id, p.text, p.category, p.importance, p.hash, p.corroborations, p.source, p.close_reason, toString(p.valid_from), toString(p.valid_to), toString(p.known_from), toString(p.known_to), toString(p.ingested_at), toString(p.last_used_at)],
+         fact: [p.id, p.user_id, p.text, p.category, p.importance, p.hash, p.corroborations, p.source, p.speaker, p.close_reason, toString(p.valid_from), toString(p.valid_to), toString(p.known_from), toString(p.known_to), toString(p.ingested_at), toString(p.last_used_at)],
          new_id: f.id, old_id: p.id, reason: r.reason, at: toString(r.at), relation: r.relation}] AS older,
        [(s:Fact {user_id: $user_id})-[r:SUPERSEDES]->(f) | {
-         fact: [s.id, s.user_id, s.text, s.category, s.importance, s.hash, s.corroborations, s.source, s.close_reason, toString(s.valid_from), toString(s.valid_to), toString(s.known_from), toString(s.known_to), toString(s.ingested_at), toString(s.last_used_at)],
+         fact: [s.id, s.user_id, s.text, s.category, s.importance, s.hash, s.corroborations, s.source, s.speaker, s.close_reason, toString(s.valid_from), toString(s.valid_to), toString(s.known_from), toString(s.known_to), toString(s.ingested_at), toString(s.last_used_at)],
          new_id: s.id, old_id: f.id, reason: r.reason, at: toString(r.at), relation: r.relation}] AS newer,
        [(f)-[r:RELATES]-(o:Fact {user_id: $user_id}) | {id: o.id, relation: r.relation}] AS related
   RETURN collect({
-    fact: [f.id, f.user_id, f.text, f.category, f.importance, f.hash, f.corroborations, f.source, f.close_reason, toString(f.valid_from), toString(f.valid_to), toString(f.known_from), toString(f.known_to), toString(f.ingested_at), toString(f.last_used_at)],
+    fact: [f.id, f.user_id, f.text, f.category, f.importance, f.hash, f.corroborations, f.source, f.speaker, f.close_reason, toString(f.valid_from), toString(f.valid_to), toString(f.known_from), toString(f.known_to), toString(f.ingested_at), toString(f.last_used_at)],
     entities: entities, older: older, newer: newer, related: related}) AS expanded
 }
 RETURN rows, expanded

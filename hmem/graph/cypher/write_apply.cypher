@@ -20,7 +20,7 @@ CALL () {
     valid_from: $times[x.valid_from], valid_to: $times[x.valid_to],
     known_from: $times[x.known_from], known_to: null,
     ingested_at: $now, last_used_at: null,
-    corroborations: 1, source: x.source
+    corroborations: 1, source: x.source, speaker: x.speaker
   })
   WITH f, x
   CALL (f, x) {
