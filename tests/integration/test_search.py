@@ -276,7 +276,7 @@ def _lexical_ids(mem: Memory, user: str, question: str) -> set[str]:
         entity_grams=[],
         mode="history",
         now=NOW,
-        weights=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0),
+        weights=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
         keep=50,
         k_lexical=5,
     )
@@ -393,7 +393,7 @@ def test_an_entity_too_many_facts_mention_brings_no_candidates(emem: Memory, use
 
     def entity_rows() -> tuple[list[str], list[str]]:
         got = search.candidates(user_id, **common)
-        retrieved = search.retrieve(user_id, **common, weights=(0, 0, 1, 0, 0, 0), keep=10)
+        retrieved = search.retrieve(user_id, **common, weights=(0, 0, 1, 0, 0, 0, 0), keep=10)
         return (
             sorted(c.id for c in got.rows if c.source == "entity"),
             sorted(c.id for c in retrieved.candidates.rows if c.source == "entity"),
@@ -445,7 +445,7 @@ def test_the_name_or_an_alias_brings_the_entity_facts_once(emem: Memory, user_id
             "now": NOW,
         }  # fmt: skip
         got = search.candidates(user_id, **common)
-        retrieved = search.retrieve(user_id, **common, weights=(0, 0, 1, 0, 0, 0), keep=10)
+        retrieved = search.retrieve(user_id, **common, weights=(0, 0, 1, 0, 0, 0, 0), keep=10)
         for rows in (got.rows, retrieved.candidates.rows):
             assert [(c.id, c.score) for c in rows if c.source == "entity"] == want, grams
 
