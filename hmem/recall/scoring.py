@@ -15,10 +15,12 @@
   names ("in July 2023", "on 7 July, 2023": ``hmem.recall.query.time_window``),
 - speaker: 1 for a chat turn said by a person the question names (``Fact.speaker``,
   folded, is one of the question's entity grams or the canonical name of an entity it
-  names by an alias): "what did Caroline say about ..." prefers Caroline's turns.
+  names by an alias): "what did Caroline say about ..." prefers Caroline's turns. In
+  the final score only: the server's first pass, whose best members seed the graph
+  step and hand their score to a whole session, leaves it out (search_recall.cypher).
 
 Weights come from ``Config`` (0.7 / 0.2 / 0.1, session 0.4, adjacent 0.3, time 0.3,
-speaker 0.08, recency and importance 0; tuned on LoCoMo's dev split, see
+speaker 0.1, recency and importance 0; tuned on LoCoMo's dev split, see
 docs/retrieval.md). Without an
 embedder the dense weight is dropped and the others are rescaled to sum to what they
 summed to with it, so scores stay comparable in scale.
@@ -63,7 +65,7 @@ class ScoreWeights:
     session: float = 0.4
     adjacent: float = 0.3
     time: float = 0.3  # a fact that began in the span of time the question names
-    speaker: float = 0.08  # a turn said by a person the question names
+    speaker: float = 0.1  # a turn said by a person the question names
 
     def handed(self, replaced: float, own: float) -> float:
         """What a successor inherits from the replaced fact's score: between

@@ -115,7 +115,7 @@ def test_graph_signals_are_first_pass_scores_weighted_as_given() -> None:
     assert parts["session"] == pytest.approx(0.21) and parts["adjacent"] == pytest.approx(0.075)
     assert score == pytest.approx(0.285)
     assert "session" not in weighted(raw["a"], w, None, NOW)[1]  # no part without a signal
-    assert ScoreWeights().graph() == (0.7, 0.2, 0.1, 0.4, 0.3, 0.3, 0.08)
+    assert ScoreWeights().graph() == (0.7, 0.2, 0.1, 0.4, 0.3, 0.3, 0.1)
 
 
 def test_the_speaker_signal_is_given_and_weighted() -> None:

@@ -2,9 +2,9 @@
 // The whole read path's database side in ONE round trip: the candidates (the
 // fragment _candidates.cypher, as search_candidates.cypher returns them), the first-pass
 // hybrid score of hmem.recall.scoring (dense (2s - 1) clipped to 0..1, lexical and
-// entity divided by the best of this search, time and speaker 0 or 1, weighted by $w_*, no
-// recency/importance), the graph step, the best $keep by
-// (score DESC, id), and search_expand.cypher's one-hop walk for those. Candidates carry
+// entity divided by the best of this search, time 0 or 1, weighted by $w_*, no
+// recency/importance), the graph step, the best $keep by the full score (the first
+// pass's signals, session, adjacent and speaker, 0 or 1) (score DESC, id), and search_expand.cypher's one-hop walk for those. Candidates carry
 // their nodes to the expansion (no second index seek per chosen id). One row: `rows`
 // (every candidate as [id, source, raw score], for the exact Python scoring; the 'size'
 // row counts the user's facts) and `expanded` (the chosen facts with entities, older,
@@ -37,7 +37,9 @@ WITH names, cand,
      reduce(m = 0.0, r IN cand | CASE WHEN r[1] = 'entity' AND r[2] > m THEN r[2] ELSE m END) AS best_entity
 // The first pass: dense (2s - 1) clipped to 0..1, lexical and entity divided by the
 // best of this search, time as it is, weighted; the best $seeds of it seed the graph
-// step.
+// step. Not the speaker: a seed hands its first-pass score to its whole session and
+// the turns next to it (both speakers'), which cost LoCoMo's dev split R@10 0.787 ->
+// 0.780 at weight 0.08 (docs/retrieval.md); the speaker counts in the final score.
 CALL (cand, best_lexical, best_entity) {
   UNWIND [r IN cand WHERE r[1] <> 'size'] AS r
   WITH r[0] AS f,
@@ -47,9 +49,8 @@ CALL (cand, best_lexical, best_entity) {
                 ELSE 2.0 * r[2] - 1.0 END) AS d,
        max(CASE WHEN r[1] = 'lexical' AND best_lexical > 0.0 THEN r[2] / best_lexical ELSE 0.0 END) AS l,
        max(CASE WHEN r[1] = 'entity' AND best_entity > 0.0 THEN r[2] / best_entity ELSE 0.0 END) AS e,
-       max(CASE WHEN r[1] = 'time' THEN r[2] ELSE 0.0 END) AS t,
-       max(CASE WHEN r[1] = 'speaker' THEN r[2] ELSE 0.0 END) AS sp
-  WITH f, $w_dense * d + $w_lexical * l + $w_entity * e + $w_time * t + $w_speaker * sp AS first
+       max(CASE WHEN r[1] = 'time' THEN r[2] ELSE 0.0 END) AS t
+  WITH f, $w_dense * d + $w_lexical * l + $w_entity * e + $w_time * t AS first
   ORDER BY first DESC, f.id
   LIMIT $seeds
   RETURN collect([f, first]) AS seeds
