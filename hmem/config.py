@@ -92,7 +92,7 @@ class Config(BaseSettings):
         "('in July 2023', 'on 7 July, 2023')",
     )
     search_w_speaker: float = Field(
-        0.1,
+        0.13,
         ge=0,
         description="weight of a chat turn said by a person the question names (FactDraft.speaker)",
     )

@@ -7,7 +7,8 @@ its window and what replaced it, e.g.::
       moved from London to Paris in March 2026)
 
 An unresolved conflict (two facts that both stand, linked as conflicting) is shown as
-both statements with their dates, so the reader can ask which is correct.
+both statements with their dates, so the reader can ask which is correct. A chat turn
+stored with its speaker reads "caroline: I painted the lake today (since ...)".
 """
 
 from __future__ import annotations
@@ -33,7 +34,12 @@ def _day(value: datetime) -> str:
 
 
 def _text(fact: Fact) -> str:
-    return " ".join(fact.text.split()).rstrip(".")
+    """The fact's text; a chat turn's with who said it in front ("caroline: ..."),
+    unless the text already starts so."""
+    text = " ".join(fact.text.split()).rstrip(".")
+    if fact.speaker and not text.casefold().startswith(f"{fact.speaker}:"):
+        return f"{fact.speaker}: {text}"
+    return text
 
 
 def window(fact: Fact, now: datetime) -> str:

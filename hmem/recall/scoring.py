@@ -20,7 +20,7 @@
   step and hand their score to a whole session, leaves it out (search_recall.cypher).
 
 Weights come from ``Config`` (0.7 / 0.2 / 0.1, session 0.4, adjacent 0.3, time 0.3,
-speaker 0.1, recency and importance 0; tuned on LoCoMo's dev split, see
+speaker 0.13, recency and importance 0; tuned on LoCoMo's dev split, see
 docs/retrieval.md). Without an
 embedder the dense weight is dropped and the others are rescaled to sum to what they
 summed to with it, so scores stay comparable in scale.
@@ -65,7 +65,7 @@ class ScoreWeights:
     session: float = 0.4
     adjacent: float = 0.3
     time: float = 0.3  # a fact that began in the span of time the question names
-    speaker: float = 0.1  # a turn said by a person the question names
+    speaker: float = 0.13  # a turn said by a person the question names
 
     def handed(self, replaced: float, own: float) -> float:
         """What a successor inherits from the replaced fact's score: between

@@ -115,7 +115,7 @@ def test_graph_signals_are_first_pass_scores_weighted_as_given() -> None:
     assert parts["session"] == pytest.approx(0.21) and parts["adjacent"] == pytest.approx(0.075)
     assert score == pytest.approx(0.285)
     assert "session" not in weighted(raw["a"], w, None, NOW)[1]  # no part without a signal
-    assert ScoreWeights().graph() == (0.7, 0.2, 0.1, 0.4, 0.3, 0.3, 0.1)
+    assert ScoreWeights().graph() == (0.7, 0.2, 0.1, 0.4, 0.3, 0.3, 0.13)
 
 
 def test_the_speaker_signal_is_given_and_weighted() -> None:
@@ -166,6 +166,17 @@ def test_windows() -> None:
     assert window(LONDON, NOW) == "2019-09-01 → 2026-03-01"
     assert window(PARIS, NOW) == "since 2026-03-01"
     assert window(fact("f", "F", valid_from=day(2026, 9, 1)), NOW) == "from 2026-09-01"
+
+
+def test_a_turn_reads_with_who_said_it() -> None:
+    said = fact("t1", "I painted the lake today.", speaker="caroline")
+    assert render_hit(Hit(fact=said, score=1, parts={}), NOW) == (
+        "- caroline: I painted the lake today (since 2025-01-14)"
+    )
+    prefixed = fact("t2", "Caroline: I painted the lake.", speaker="caroline")
+    assert render_hit(Hit(fact=prefixed, score=1, parts={}), NOW).startswith(
+        "- Caroline: I painted the lake ("
+    )  # not twice
 
 
 def test_replaced_fact_shows_its_successor() -> None:
