@@ -124,6 +124,13 @@ class Config(BaseSettings):
         "bigger ones try the HNSW index with over-fetch first (measured crossover)",
     )
     search_index_overfetch: int = Field(20, ge=1, description="index neighbours per wanted hit")
+    vector_index_min_facts: int = Field(
+        5_000,
+        ge=0,
+        description="a user with more facts than this has them in the HNSW vector index "
+        "(filled when a write passes it); smaller users are searched by the exact scan and "
+        "their writes skip the index's update, most of a write's commit (docs/scaling.md)",
+    )
     search_filtered_min_facts: int = Field(
         5_000,
         ge=0,

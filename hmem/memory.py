@@ -138,6 +138,7 @@ class Memory:
             embedding_dim=self.config.embedding_dim,
             max_fact_chars=self.config.max_fact_chars,
             max_entities_per_fact=self.config.max_entities_per_fact,
+            vector_index_min_facts=self.config.vector_index_min_facts,
         )
         self.recall = Recall(
             FactSearch(

@@ -30,6 +30,7 @@ FIELDS = (
     "port",
     "job_id",
     "job_status",
+    "facts",
 )
 
 

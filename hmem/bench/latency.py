@@ -53,6 +53,7 @@ import numpy as np
 from neo4j import Driver, GraphDatabase
 
 from hmem.bench.corpus import Corpus, default_roots, real_corpus
+from hmem.config import Config
 from hmem.graph import catalog
 from hmem.graph._records import packed
 from hmem.graph.schema import (
@@ -131,7 +132,7 @@ def sentence_entity(text: str) -> str | None:
     return None
 
 
-def _facts_for(world: World, user: int, start: int, stop: int) -> dict[str, Any]:
+def _facts_for(world: World, user: int, start: int, stop: int, indexed: bool) -> dict[str, Any]:
     rng = random.Random(user * 1_000_003 + start)
     uid = world.user(user)
     if world.corpus is not None:
@@ -170,10 +171,26 @@ def _facts_for(world: World, user: int, start: int, stop: int) -> dict[str, Any]
         )
         if n % 10 == 9 and n - 1 >= start:
             links.append({"new_id": f"{uid}-{n}", "old_id": f"{uid}-{n - 1}"})
-    return {"user_id": uid, "facts": facts, "links": links, "now": NOW}
+    return {"user_id": uid, "indexed": indexed, "facts": facts, "links": links, "now": NOW}
 
 
-def load(driver: Driver, database: str, world: World, have: int, want: int) -> None:
+def _loaded(driver: Driver, database: str, user_id: str) -> int:
+    """How many facts with a vector the bench user has stored (in the index or not)."""
+    stmt = catalog.statement("search_bench_count")
+    records, _, _ = driver.execute_query(
+        stmt.text, stmt.bind({"user_id": user_id}), database_=database
+    )
+    return int(records[0]["facts"])
+
+
+def load(
+    driver: Driver,
+    database: str,
+    world: World,
+    have: int,
+    want: int,
+    indexed: bool | None = None,
+) -> None:
     """Give every user facts ``have`` .. ``want - 1``, several users per transaction.
 
     Two writers on disjoint users: while one waits for Neo4j (the transaction, its
@@ -183,18 +200,19 @@ def load(driver: Driver, database: str, world: World, have: int, want: int) -> N
         return
     stmt = catalog.statement("search_bench_load")
     total = per_user * world.users
-    sizes = FactSearch(driver, database=database, size_ttl_s=0)
+    if indexed is None:  # as the store does: past vector_index_min_facts, in the index
+        indexed = want > Config().vector_index_min_facts
     if per_user > FACTS_PER_TX:  # big users: chunks of one user's facts, two writers
         started = time.monotonic()
 
         def chunk(u: int, lo: int) -> None:
-            bound = stmt.bind(_facts_for(world, u, lo, min(lo + FACTS_PER_TX, want)))
+            bound = stmt.bind(_facts_for(world, u, lo, min(lo + FACTS_PER_TX, want), indexed))
             with driver.session(database=database) as session:
                 session.execute_write(_run_bound, stmt.text, bound)
 
         for u in range(world.users):
             # an interrupted earlier run may have loaded whole chunks (one transaction each)
-            have_u = max(have, sizes.user_size(world.user(u)))
+            have_u = max(have, _loaded(driver, database, world.user(u)))
             first = have + (have_u - have) // FACTS_PER_TX * FACTS_PER_TX
             with ThreadPoolExecutor(max_workers=2) as pool:
                 list(pool.map(lambda lo, u=u: chunk(u, lo), range(first, want, FACTS_PER_TX)))
@@ -206,9 +224,9 @@ def load(driver: Driver, database: str, world: World, have: int, want: int) -> N
     group = max(1, FACTS_PER_TX // per_user)
 
     def write(batch: range) -> int:
-        if sizes.user_size(world.user(batch[-1])) >= want:
+        if _loaded(driver, database, world.user(batch[-1])) >= want:
             return per_user * len(batch)  # an interrupted earlier run loaded these
-        params = [stmt.bind(_facts_for(world, u, have, want)) for u in batch]
+        params = [stmt.bind(_facts_for(world, u, have, want, indexed)) for u in batch]
         with driver.session(database=database) as session:
 
             def work(tx: Any) -> None:
@@ -399,9 +417,9 @@ def crossover(
     for size in sizes:
         big = World(1, world.vocab, world.names, prefix=f"bench-big{size}-")
         uid = big.user(0)
-        have = search.user_size(uid)
+        have = _loaded(driver, database, uid)
         if have < size:
-            load(driver, database, big, have, size)
+            load(driver, database, big, have, size, indexed=True)  # both strategies
         row: dict[str, Any] = {}
         for fetch_factor in (0, 20, 100):
             times, satisfied, overlap = [], 0, 0.0
@@ -611,13 +629,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         world = World(args.users, _vocabulary(2_000, rng), _vocabulary(400, rng))
         driver = bench.connect(wipe=args.fresh)
         indexed = schema_without_vector(driver, args.database)
-        search = FactSearch(driver, database=args.database, size_ttl_s=0)
         sizes = [int(s) for s in args.sizes.split(",") if s]
         big: World | None = None
         for size in sizes:
             want = size // args.users
             have = min(
-                search.user_size(world.user(0)), search.user_size(world.user(args.users - 1))
+                _loaded(driver, args.database, world.user(0)),
+                _loaded(driver, args.database, world.user(args.users - 1)),
             )
             say(f"== {want * args.users:,} facts ({want} per user, {args.users:,} users)")
             if indexed and have < want:
@@ -638,7 +656,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     corpus=_corpus(args, big_users * big_facts + args.big_held_out),
                     span=big_facts,
                 )  # fmt: skip
-            have = min(search.user_size(big.user(0)), search.user_size(big.user(big_users - 1)))
+            have = min(
+                _loaded(driver, args.database, big.user(0)),
+                _loaded(driver, args.database, big.user(big_users - 1)),
+            )
             say(f"== big users: {big_users} x {big_facts:,} facts")
             started = time.monotonic()
             load(driver, args.database, big, have, big_facts)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -13,7 +15,7 @@ from typing import Any, TypeVar
 from neo4j import Driver, ManagedTransaction, Record, Session
 from neo4j import exceptions as neo
 
-from hmem.errors import ErasureInProgressError, NotFoundError, UserErasedError
+from hmem.errors import ErasureInProgressError, HmemError, NotFoundError, UserErasedError
 from hmem.graph import catalog
 from hmem.graph._records import native, to_fact, translate_errors
 from hmem.graph.schema import apply_schema
@@ -26,6 +28,7 @@ __all__ = ["VECTOR_SET_PROCEDURE", "StoreBase", "new_id", "user_ref"]
 VECTOR_SET_PROCEDURE = "hmem.vector.set"
 _PROCEDURE_NOT_FOUND = "Neo.ClientError.Procedure.ProcedureNotFound"
 T = TypeVar("T")
+_log = logging.getLogger("hmem.graph")
 
 
 def _utcnow() -> datetime:
@@ -54,13 +57,22 @@ class StoreBase:
         embedding_dim: int = 384,
         max_fact_chars: int = 2000,
         max_entities_per_fact: int = 32,
+        vector_index_min_facts: int = 5_000,
+        vector_index_batch: int = 2_000,
         clock: Callable[[], datetime] = _utcnow,
     ) -> None:
+        """``vector_index_min_facts``: a user with more facts than this has them in the
+        vector index (``fill_vector_index``, started by the write that passes it); a
+        smaller user is searched by the exact scan, and writing its facts skips the
+        index's update at commit. ``vector_index_batch``: facts per transaction of a
+        fill."""
         self._driver = driver
         self._database = database
         self.embedding_dim = embedding_dim
         self.max_fact_chars = max_fact_chars
         self.max_entities_per_fact = max_entities_per_fact
+        self.vector_index_min_facts = vector_index_min_facts
+        self.vector_index_batch = vector_index_batch
         self._clock = clock
 
     def _vector_set_available(self) -> bool:
@@ -84,8 +96,72 @@ class StoreBase:
             return attempt(False)
 
     def ensure_schema(self) -> None:
+        """hmem's constraints and indexes (``apply_schema``). When the vector index was
+        made now (a new store, or an older hmem's index over every fact), the users big
+        enough for it are filled into it."""
         with translate_errors(self._driver):
-            apply_schema(self._driver, self._database, self.embedding_dim)
+            made = apply_schema(self._driver, self._database, self.embedding_dim)
+        if made:
+            for row in self._write_values(
+                "admin_vector_index_pending", min_facts=self.vector_index_min_facts
+            ):
+                self.fill_vector_index(row["user_id"])
+
+    # -- the vector index holds the big users' facts ---------------------------------------
+    def fill_vector_index(self, user_id: str) -> int:
+        """Put all of the user's facts in the vector index; returns how many joined it.
+
+        First the user's root says 'filling' (every later write labels its facts for the
+        index, see _guard.cypher), then the facts written before are labelled
+        ``IndexedFact`` in transactions of ``vector_index_batch`` (each commit updates
+        the index: about 0.35 ms per fact measured), then the root says 'ready' and
+        searches use the index for this user. Safe to run again, and concurrently: a
+        fill that stopped is finished by the next one."""
+        started = time.perf_counter()
+        if not self._write_values("user_vector_index_begin", user_id=user_id):
+            return 0  # no such user (erased)
+        stmt = catalog.statement("user_vector_index_fill")
+        params = stmt.bind({"user_id": user_id, "batch": self.vector_index_batch})
+        with translate_errors(self._driver), self._session() as session:
+            # CALL ... IN TRANSACTIONS runs only in an auto-commit transaction
+            row = session.run(stmt.text_for(native=False, cypher25=False), params).single()
+        labelled = int(row["labelled"]) if row is not None else 0
+        self._write_values("user_vector_index_ready", user_id=user_id)
+        _log.info(
+            "vector index: %d facts of a user joined it in %.1f s",
+            labelled,
+            time.perf_counter() - started,
+            extra={"facts": labelled, "ms": round((time.perf_counter() - started) * 1000)},
+        )
+        return labelled
+
+    def _after_write(self, user_id: str, vector_index: str | None, facts: int) -> None:
+        """After a committed write: when the user now has more facts than
+        ``vector_index_min_facts`` and they are not all in the vector index, fill it.
+        The write stands whatever happens here: a fill that fails is logged and tried
+        again by the user's next write."""
+        if vector_index == "ready" or facts <= self.vector_index_min_facts:
+            return
+        try:
+            self.fill_vector_index(user_id)
+        except (HmemError, neo.Neo4jError, neo.DriverError) as exc:
+            _log.warning(
+                "vector index: filling it for a user failed (%s); the next write tries again",
+                type(exc).__name__,
+                extra={"error": type(exc).__name__},
+            )
+
+    def _write_values(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """One write statement in its own transaction; its rows as they came."""
+        stmt = catalog.statement(name)
+        with translate_errors(self._driver):
+            records, _, _ = self._driver.execute_query(
+                stmt.text_for(native=False, cypher25=False),
+                stmt.bind(params),
+                database_=self._database,
+                routing_="w",
+            )
+        return [dict(r) for r in records]
 
     def _now(self, value: datetime | None = None, name: str = "now") -> datetime:
         return require_aware(value, name) or self._clock()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from neo4j import ManagedTransaction
 
@@ -78,6 +79,7 @@ class ImportData(StoreBase):
                     f"{self.embedding_dim}"
                 )
         ingested = self._clock()
+        checked: dict[str, Any] = {}
 
         def work(tx: ManagedTransaction, plugin: bool) -> dict[str, int]:
             if entities:
@@ -120,10 +122,18 @@ class ImportData(StoreBase):
             fresh = [f for f in facts if f.id not in stored]
             if not fresh:
                 return {"facts": 0, "existing": len(facts)}
+            [state] = self._run(
+                tx,
+                "user_vector_index_state",
+                user_id=user_id,
+                count_cap=self.vector_index_min_facts + 1,
+            )
+            checked.update(state)
             self._run(
                 tx,
                 "import_fact_create",
                 user_id=user_id,
+                indexed=state["vector_index"] is not None,
                 facts=[
                     {
                         "id": f.id,
@@ -179,6 +189,8 @@ class ImportData(StoreBase):
         result: dict[str, int] = self._with_plugin(
             lambda plugin: self._write(user_id, lambda tx: work(tx, plugin))
         )
+        if result["facts"]:
+            self._after_write(user_id, checked["vector_index"], checked["facts"] + result["facts"])
         return result
 
     def import_supersessions(

@@ -13,6 +13,7 @@ from hmem.graph import catalog
 __all__ = [
     "SCHEMA_STATEMENTS",
     "VECTOR_INDEX",
+    "VECTOR_LABEL",
     "apply_schema",
     "check_vector_index",
     "filtered_search",
@@ -21,6 +22,7 @@ __all__ = [
 ]
 
 VECTOR_INDEX = "fact_embedding"
+VECTOR_LABEL = "IndexedFact"  # the facts the vector index covers (schema_fact_vector.cypher)
 FULLTEXT_INDEX = "fact_text_user"
 FULLTEXT_ANALYZER = "english"  # schema_fact_fulltext.cypher's
 
@@ -115,11 +117,23 @@ def _fulltext_analyzer(driver: Driver, database: str) -> str | None:
     return str((row["options"].get("indexConfig") or {}).get("fulltext.analyzer"))
 
 
-def apply_schema(driver: Driver, database: str, dim: int) -> None:
+def _vector_index_covers_all_facts(driver: Driver, database: str) -> bool:
+    """Whether the vector index is an older hmem's, over every ``Fact`` rather than the
+    big users' ``IndexedFact``s."""
+    row = show_index(driver, database, VECTOR_INDEX)
+    return row is not None and row.get("labelsOrTypes") not in (None, [VECTOR_LABEL])
+
+
+def apply_schema(driver: Driver, database: str, dim: int) -> bool:
     """Create every constraint and index hmem needs; safe to run at every start. A
     fulltext index of an older hmem (another analyzer) is made again: until it is online
-    again, searches have no lexical candidates."""
+    again, searches have no lexical candidates. So is a vector index of an older hmem
+    (over every fact): the users big enough for it are then filled into the new one
+    (``GraphStore.fill_vector_index``). Returns whether the vector index was made."""
     exists = check_vector_index(driver, database, dim)
+    if exists and _vector_index_covers_all_facts(driver, database):
+        _run(driver, database, "schema_fact_vector_drop")
+        exists = False
     analyzer = _fulltext_analyzer(driver, database)
     if analyzer is not None and analyzer != FULLTEXT_ANALYZER:
         _run(driver, database, "schema_fact_fulltext_drop")
@@ -134,3 +148,4 @@ def apply_schema(driver: Driver, database: str, dim: int) -> None:
         )
     _run(driver, database, "schema_await")
     check_vector_index(driver, database, dim)
+    return not exists

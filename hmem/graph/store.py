@@ -180,6 +180,8 @@ class GraphStore(UserData, ImportData):
             | set(merges)
         )
 
+        checked: dict[str, Any] = {}
+
         def work(tx: ManagedTransaction, bytes_only: bool) -> WriteResult:
             # The erasure guard and write_check's reads: one round trip.
             check = self._guard(
@@ -189,7 +191,9 @@ class GraphStore(UserData, ImportData):
                 "write_check",
                 hashes=[r["hash"] for r in rows],
                 ids=[r["id"] for r in rows] + target_ids,
+                count_cap=self.vector_index_min_facts + 1,
             )
+            checked.update(check)
             return self._write_tx(
                 tx,
                 user_id,
@@ -207,6 +211,7 @@ class GraphStore(UserData, ImportData):
         result, bookmarks = self._with_plugin(
             lambda plugin: self._committed(lambda tx: work(tx, plugin))
         )
+        self._after_write(user_id, checked["vector_index"], checked["facts"] + len(result.added))
         return result.model_copy(update={"bookmarks": bookmarks})
 
     def _write_tx(
@@ -303,6 +308,7 @@ class GraphStore(UserData, ImportData):
             "write_apply",
             native=bytes_only,
             user_id=user_id,
+            indexed=check["vector_index"] is not None,
             now=ingested,
             times=list(times),
             facts=facts,

@@ -51,6 +51,7 @@ def test_erase_user_leaves_nothing(
         observed_at=when,
         episode=episode,
     )
+    memory.store.fill_vector_index(user_id)  # as for a user big enough to need it
     before = memory.store.counts(user_id)
     assert before["vectors"] == 1
     assert before["episodes"] == 1

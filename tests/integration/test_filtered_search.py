@@ -27,9 +27,11 @@ from hmem.graph.search import FactSearch
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 N = 400
 
+# The facts of users big enough for the vector index carry IndexedFact (the label it
+# covers, see GraphStore.fill_vector_index).
 _CREATE = """
 UNWIND $rows AS r
-CREATE (f:Fact {user_id: r.user_id, id: r.id, text: r.text, category: 'semantic',
+CREATE (f:Fact:IndexedFact {user_id: r.user_id, id: r.id, text: r.text, category: 'semantic',
                 importance: 5, hash: r.id, valid_from: r.valid_from, valid_to: r.valid_to,
                 known_from: r.known_from, known_to: r.known_to, ingested_at: r.known_from,
                 last_used_at: null, corroborations: 1, source: 'test'})

@@ -408,8 +408,12 @@ def test_an_entity_too_many_facts_mention_brings_no_candidates(emem: Memory, use
         assert entity_rows() == ([miso], [miso])
         search.entity_max_facts, search.entity_max_share = 5, 1.0  # Maya: more than 5
         assert entity_rows() == ([miso], [miso])
-        # counted to the strategy's threshold, 3 on both server lines: 4 of 7
+        # counted to the strategy's threshold, 3 on both server lines: 4 of 7, once
+        # the vector index holds the user's facts (0 before: the exact scan for them)
         search.exact_max_facts = search.search_min_facts = 3
+        entity_rows()
+        assert search._cached_size(user_id) == 0
+        assert emem.store.fill_vector_index(user_id) == 7
         entity_rows()
         assert search._cached_size(user_id) == 4
     finally:

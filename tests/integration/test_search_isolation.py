@@ -26,16 +26,20 @@ BIG = 3  # users with 40 facts each
 K = 30
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
+# Every user's facts are in the vector index (IndexedFact, the user's root 'ready'), as
+# with vector_index_min_facts = 0: the index holds all 5,003 users.
 _CREATE = """
 UNWIND $rows AS r
-CREATE (f:Fact {user_id: r.user_id, id: r.id, text: r.text, category: 'semantic',
+MERGE (u:User {user_id: r.user_id})
+SET u.vector_index = 'ready'
+CREATE (f:Fact:IndexedFact {user_id: r.user_id, id: r.id, text: r.text, category: 'semantic',
                 importance: 5, hash: r.id, valid_from: $now, valid_to: null,
                 known_from: $now, known_to: null, ingested_at: $now, last_used_at: null,
                 corroborations: 1, source: 'test'})
 WITH f, r CALL db.create.setNodeVectorProperty(f, 'embedding', r.vector)
 RETURN count(*) AS n
 """
-_DROP = "MATCH (f:Fact) WHERE f.user_id STARTS WITH $prefix DETACH DELETE f"
+_DROP = "MATCH (n:Fact|User) WHERE n.user_id STARTS WITH $prefix DETACH DELETE n"
 
 
 @pytest.fixture(scope="module")

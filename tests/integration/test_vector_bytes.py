@@ -50,6 +50,8 @@ def test_bytes_and_float_list_store_the_same_vector(memory: Memory, driver: Driv
     rng = np.random.default_rng(5)
     vectors = rng.standard_normal((3, memory.config.embedding_dim))
     users = {kind: f"vbytes-{kind}-{uuid.uuid4().hex[:8]}" for kind in ("bytes", "list")}
+    min_facts = store.vector_index_min_facts
+    store.vector_index_min_facts = 0  # every user's facts go into the vector index
     try:
         _write(memory, users["bytes"], vectors)
         store._vector_set = False  # as on a server without the plugin (Aura)
@@ -57,6 +59,7 @@ def test_bytes_and_float_list_store_the_same_vector(memory: Memory, driver: Driv
             _write(memory, users["list"], vectors)
         finally:
             store._vector_set = None
+            store.vector_index_min_facts = min_facts
         stored = {
             kind: driver.execute_query(_STORED, user_id=user)[0] for kind, user in users.items()
         }

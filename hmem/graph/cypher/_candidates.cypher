@@ -18,8 +18,10 @@
 // Scores are raw: cosine as (1 + cos) / 2, Lucene's, and the number of matched entities.
 // 'named' (kept beside the rows): the user's entities the question names, by canonical
 // name or alias, found once (search_recall.cypher also matches turns' speakers by them).
-// 'size' (and the share's denominator): the user's facts counted up to $size_cap (the
-// caller picks the next search's strategy by it and needs no more than its threshold).
+// The share's denominator: the user's facts counted up to $size_cap. 'size': the same
+// count once all of them are in the vector index (the user's root says 'ready'), else 0:
+// the caller picks the next search's strategy by it (the index strategies only for a
+// user the index holds; no more than the threshold is needed).
 CALL () {
   MATCH (f:Fact {user_id: $user_id})
   WITH f LIMIT $size_cap
@@ -39,7 +41,11 @@ CALL () {
   }
   RETURN collect(e) AS named
 }
-CALL (facts, named) {
+CALL () {
+  OPTIONAL MATCH (u:User {user_id: $user_id})
+  RETURN coalesce(u.vector_index = 'ready', false) AS indexed
+}
+CALL (facts, named, indexed) {
   WITH 1 AS go WHERE $dense = 'exact'
   MATCH (f:Fact {user_id: $user_id})
   WHERE f.embedding IS NOT NULL
@@ -111,6 +117,6 @@ CALL (facts, named) {
   LIMIT $k_entity
   RETURN f AS id, 'entity' AS source, toFloat(matched) AS score
   UNION ALL
-  RETURN null AS id, 'size' AS source, toFloat(facts) AS score
+  RETURN null AS id, 'size' AS source, toFloat(CASE WHEN indexed THEN facts ELSE 0 END) AS score
 }
 

@@ -1,6 +1,7 @@
-// params: user_id, facts
+// params: user_id, indexed, facts
 // Facts brought from another memory with both windows as they were there: a closed
 // one arrives closed (known_to, close_reason). The caller skips ids already stored.
+// $indexed: the user's facts go into the vector index (as in write_apply.cypher).
 UNWIND $facts AS x
 CREATE (f:Fact {
   user_id: $user_id, id: x.id, text: x.text, category: x.category,
@@ -10,4 +11,5 @@ CREATE (f:Fact {
   ingested_at: x.ingested_at, last_used_at: null,
   corroborations: 1, source: x.source, speaker: x.speaker
 })
+FOREACH (_ IN CASE WHEN $indexed THEN [1] ELSE [] END | SET f:IndexedFact)
 RETURN count(f) AS created

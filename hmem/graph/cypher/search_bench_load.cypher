@@ -1,12 +1,14 @@
-// params: user_id, facts, links, now
+// params: user_id, indexed, facts, links, now
 // Benchmark only (hmem.bench.latency): synthetic facts for one user with their unit
 // vectors (x.embedding, drawn by the caller, stored as float32, and x.packed, the same as
 // float32 little-endian bytes, as write_apply.cypher writes), entity mentions, and
 // SUPERSEDES links that close the older fact. New facts have no MENTIONS yet: CREATE.
 // x.valid_from is ISO 8601 text: the driver turns each datetime into a Bolt structure in
-// pure Python, which costs more than parsing it here.
+// pure Python, which costs more than parsing it here. $indexed: a user big enough for
+// the vector index, loaded into it at once (user_vector_index_*.cypher's end state).
 MERGE (u:User {user_id: $user_id})
   ON CREATE SET u.created_at = $now
+SET u.vector_index = CASE WHEN $indexed THEN 'ready' ELSE u.vector_index END
 WITH u
 UNWIND $facts AS x
 CREATE (f:Fact {
@@ -17,6 +19,7 @@ CREATE (f:Fact {
   ingested_at: $now, last_used_at: null,
   corroborations: 1, source: 'bench'
 })
+FOREACH (_ IN CASE WHEN $indexed THEN [1] ELSE [] END | SET f:IndexedFact)
 WITH f, x
 CALL db.create.setNodeVectorProperty(f, 'embedding', x.embedding)
 SET f.embedding_f32le = x.packed

@@ -1,4 +1,4 @@
-// params: user_id, now, times, facts, links, closes, pairs, merges, episodes, audit
+// params: user_id, indexed, now, times, facts, links, closes, pairs, merges, episodes, audit
 // Second and last statement of a write transaction (store.GraphStore.write): every
 // change of one write in one round trip. Each CALL block takes one list and is a no-op
 // for an empty one; they run in order, so the links see the facts created above them.
@@ -10,6 +10,9 @@
 // New facts have no MENTIONS yet: CREATE (the caller sends each fact's entities once
 // per canonical name). The user's root
 // exists: the erasure guard (user_guard.cypher) merged it first, in this transaction.
+// $indexed: the user's facts go into the vector index (user_vector_index_fill.cypher):
+// new ones are labelled IndexedFact, the label the index covers. A smaller user's are
+// not: they are searched by the exact scan, and their commit skips the index's update.
 // A fact's times are positions in $times (each distinct instant sent once: the driver
 // spends ~0.1 ms converting each datetime it sends); $times[null] is null.
 CALL () {
@@ -22,6 +25,7 @@ CALL () {
     ingested_at: $now, last_used_at: null,
     corroborations: 1, source: x.source, speaker: x.speaker
   })
+  FOREACH (_ IN CASE WHEN $indexed THEN [1] ELSE [] END | SET f:IndexedFact)
   WITH f, x
   CALL (f, x) {
 //plain begin

@@ -1,0 +1,13 @@
+// params: user_id, count_cap
+// Whether the user's facts go into the vector index (the root's vector_index: null,
+// 'filling' or 'ready') and, until they all are, how many facts the user has (up to
+// $count_cap), as write_check.cypher reads them for a write. For imports, in their
+// transaction after the guard (which holds the user's lock).
+MATCH (u:User {user_id: $user_id})
+CALL (u) {
+  WITH 1 AS go WHERE u.vector_index IS NULL OR u.vector_index <> 'ready'
+  MATCH (f:Fact {user_id: $user_id})
+  WITH f LIMIT $count_cap
+  RETURN count(f) AS facts
+}
+RETURN u.vector_index AS vector_index, facts
