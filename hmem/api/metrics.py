@@ -64,6 +64,11 @@ class _StoreGauges(Collector):
             return
         yield GaugeMetricFamily("hmem_users", "Users with a root node", value=stats["users"])
         yield GaugeMetricFamily(
+            "hmem_vector_index_users",
+            "Users whose facts the vector index holds (more than vector_index_min_facts)",
+            value=stats["indexed_users"],
+        )
+        yield GaugeMetricFamily(
             "hmem_current_facts", "Facts believed and true now", value=stats["facts"]
         )
         per_user = GaugeMetricFamily(

@@ -211,6 +211,7 @@ def test_health_readiness_docs_metrics(server: LiveServer, tenant: Tenant) -> No
         'hmem_write_ops_total{op="added"}',
         'hmem_write_ops_total{op="superseded"}',
         "hmem_memories_per_user{stat=",
+        "hmem_vector_index_users ",
         "hmem_policy_refusals_total{kind=",
         'hmem_supersessions_total{reason="contradiction"}',
         "hmem_extraction_duration_seconds",

@@ -16,6 +16,7 @@ from neo4j import Driver
 
 from hmem import Config, Memory
 from hmem.graph.imported import ImportedFact
+from hmem.graph.ops import memory_stats
 from hmem.graph.schema import VECTOR_INDEX, VECTOR_LABEL, show_index
 from hmem.graph.search import FactSearch
 from hmem.models import FactDraft
@@ -70,12 +71,16 @@ def test_a_small_user_stays_out_of_the_index_until_a_write_passes_the_size(
     vectors = _vectors(8)
     small.remember_many(_drafts(vectors[:MIN]), user_id=user_id, observed_at=NOW)
     assert _state(driver, user_id) == (None, MIN, 0)
+    indexed_users = memory_stats(driver, small.config.neo4j_database)["indexed_users"]
     [[found]] = driver.execute_query(_IN_INDEX, vector=vectors[0].tolist(), user_id=user_id)[0]
     assert found == 0  # the index never saw this user's vectors
 
     # the write that takes the user past MIN fills the index with all of its facts
     small.remember_many(_drafts(vectors[MIN:7], MIN), user_id=user_id, observed_at=NOW)
     assert _state(driver, user_id) == ("ready", 7, 7)
+    # the operators' gauge (hmem_vector_index_users) counts it
+    stats = memory_stats(driver, small.config.neo4j_database)
+    assert stats["indexed_users"] == indexed_users + 1
     # and a later write labels its own facts in its transaction
     small.remember("indexed fact number 7", user_id=user_id, embedding=vectors[7].tolist())
     assert _state(driver, user_id) == ("ready", 8, 8)
