@@ -211,6 +211,7 @@ def history(user_id: str, fact_id: str) -> None:
 @click.option("--valid-from", help="when it became true (ISO-8601 with zone)")
 @click.option("--supersedes", multiple=True, help="id of a fact this one replaces")
 @click.option("--entity", "entities", multiple=True, help="a name the fact mentions")
+@click.option("--speaker", help="who said it, for a chat turn")
 @click.argument("text")
 def remember(
     user_id: str,
@@ -218,6 +219,7 @@ def remember(
     valid_from: str | None,
     supersedes: tuple[str, ...],
     entities: tuple[str, ...],
+    speaker: str | None,
     text: str,
 ) -> None:
     """Write one fact directly (no model)."""
@@ -229,6 +231,7 @@ def remember(
             valid_from=_when(valid_from),
             supersedes=supersedes,
             entities=entities,
+            speaker=speaker,
         )
     click.echo(json.dumps(result.model_dump(mode="json")))
 

@@ -7,7 +7,11 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime
 
-from hmem import Memory
+import pytest
+from click.testing import CliRunner
+
+from hmem import Config, Memory
+from hmem.cli import main
 from hmem.models import EntityRef, FactDraft
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -104,3 +108,22 @@ def test_the_speaker_survives_export_and_history(memory: Memory, user_id: str) -
     assert memory.history(ids["Melanie2"], user_id=user_id).fact.speaker == "melanie"
     listed = {f.id: f.speaker for f in memory.facts(user_id=user_id)}
     assert listed == exported
+
+
+def test_the_cli_writes_a_speaker_and_explains_its_part(
+    config: Config, user_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, value in config.model_dump(mode="json").items():
+        if key in ("neo4j_uri", "neo4j_home", "neo4j_database", "neo4j_user") and value:
+            monkeypatch.setenv(f"HMEM_{key.upper()}", str(value))
+    monkeypatch.setenv("HMEM_EMBED_PROVIDER", "none")
+    runner = CliRunner()
+    for who, text in (("Caroline", "Today I painted the lake."), ("Melanie", "I painted a boat.")):
+        out = runner.invoke(main, ["remember", "--user", user_id, "--speaker", who, text])
+        assert out.exit_code == 0, out.output
+    out = runner.invoke(
+        main, ["search", "--user", user_id, "--explain", "What did Caroline paint?"]
+    )
+    assert out.exit_code == 0, out.output
+    assert "- caroline: Today I painted the lake (" in out.output  # the context line
+    assert "speaker 0.130" in out.output  # the weighted part, as --explain lists parts
