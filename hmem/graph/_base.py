@@ -127,11 +127,12 @@ class StoreBase:
             row = session.run(stmt.text_for(native=False, cypher25=False), params).single()
         labelled = int(row["labelled"]) if row is not None else 0
         self._write_values("user_vector_index_ready", user_id=user_id)
+        ms = round((time.perf_counter() - started) * 1000)
         _log.info(
-            "vector index: %d facts of a user joined it in %.1f s",
+            "vector index: %d facts of a user joined it in %d ms",
             labelled,
-            time.perf_counter() - started,
-            extra={"facts": labelled, "ms": round((time.perf_counter() - started) * 1000)},
+            ms,
+            extra={"facts": labelled, "ms": ms},
         )
         return labelled
 
