@@ -17,7 +17,7 @@ from neo4j import exceptions as neo
 
 from hmem.errors import ErasureInProgressError, HmemError, NotFoundError, UserErasedError
 from hmem.graph import catalog
-from hmem.graph._records import native, to_fact, translate_errors
+from hmem.graph._records import native, read_autocommit, to_fact, translate_errors
 from hmem.graph.schema import apply_schema
 from hmem.models import Fact, require_aware
 
@@ -189,13 +189,15 @@ class StoreBase:
         return [dict(r) for r in self._records(name, params, native=native)]
 
     def _records(self, name: str, params: dict[str, Any], *, native: bool = False) -> list[Record]:
+        """A read statement as one auto-commit query (one round trip, not the managed
+        transaction's two: ``read_autocommit``)."""
         stmt = catalog.statement(name)
         text = stmt.text_for(native=native, cypher25=False)
+        bound = stmt.bind(params)
         with translate_errors(self._driver):
-            records, _, _ = self._driver.execute_query(
-                text, stmt.bind(params), database_=self._database, routing_="r"
+            return read_autocommit(
+                self._driver, self._database, lambda session: list(session.run(text, bound))
             )
-        return records
 
     def _write(
         self,

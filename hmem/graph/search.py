@@ -32,11 +32,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from neo4j import READ_ACCESS, Driver
+from neo4j import Driver, Session
 from neo4j import exceptions as neo
 
 from hmem.graph import catalog
-from hmem.graph._records import check_user_id, native, to_fact, translate_errors
+from hmem.graph._records import (
+    check_user_id,
+    native,
+    read_autocommit,
+    to_fact,
+    translate_errors,
+)
 from hmem.models import Fact, HistoryStep, SupersessionLink, check_vector
 
 __all__ = [
@@ -262,38 +268,23 @@ class FactSearch:
             return run(stmt.text_for(native=False, cypher25=c25))
 
     def _read_autocommit(self, name: str, **params: Any) -> tuple[list[Any], float]:
-        """A read as an auto-commit query: RUN and PULL in one network round trip, where
-        ``execute_query``'s managed transaction adds BEGIN/COMMIT (a second round trip,
-        ~4 ms measured on a loaded machine). Transient failures are retried twice, like
-        the managed path would. The session is chained to ``execute_query``'s bookmark
-        manager, like the store's writes: on a cluster a search routed to a follower
-        waits for this process's acknowledged writes; on one server it costs nothing."""
+        """A read as one auto-commit query (``read_autocommit``: one round trip)."""
         stmt = catalog.statement(name)
         bound = stmt.bind(params)
-        attempt = 0
+
+        def in_session(session: Session) -> tuple[list[dict[str, Any]], Any]:
+            def run(text: str) -> tuple[list[dict[str, Any]], Any]:
+                result = session.run(text, bound)
+                # Plain maps and lists only: Record.data()'s recursive transform (for
+                # nodes and paths) is skipped.
+                records = [dict(zip(r.keys(), r, strict=True)) for r in result]
+                return records, result.consume()
+
+            return self._run(stmt, run)  # type: ignore[no-any-return]
+
         with translate_errors(self._driver):
-            while True:
-                try:
-                    with self._driver.session(
-                        database=self._database,
-                        default_access_mode=READ_ACCESS,
-                        bookmark_manager=self._driver.execute_query_bookmark_manager,
-                    ) as session:
-
-                        def run(text: str) -> tuple[list[dict[str, Any]], Any]:
-                            result = session.run(text, bound)
-                            # Plain maps and lists only: Record.data()'s recursive
-                            # transform (for nodes and paths) is skipped.
-                            records = [dict(zip(r.keys(), r, strict=True)) for r in result]
-                            return records, result.consume()
-
-                        records, summary = self._run(stmt, run)
-                    return records, _server_ms(summary)
-                except (neo.ServiceUnavailable, neo.SessionExpired, neo.TransientError):
-                    attempt += 1
-                    if attempt > 2:
-                        raise
-                    time.sleep(0.05 * attempt)
+            records, summary = read_autocommit(self._driver, self._database, in_session)
+        return records, _server_ms(summary)
 
     def _query(
         self, name: str, routing: Literal["r", "w"] = "r", **params: Any
