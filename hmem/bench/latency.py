@@ -176,11 +176,7 @@ def _facts_for(world: World, user: int, start: int, stop: int, indexed: bool) ->
 
 def _loaded(driver: Driver, database: str, user_id: str) -> int:
     """How many facts with a vector the bench user has stored (in the index or not)."""
-    stmt = catalog.statement("search_bench_count")
-    records, _, _ = driver.execute_query(
-        stmt.text, stmt.bind({"user_id": user_id}), database_=database
-    )
-    return int(records[0]["facts"])
+    return int(_run(driver, database, "search_bench_count", user_id=user_id)[0]["facts"])
 
 
 def load(
