@@ -96,8 +96,14 @@ def check_vector_index(driver: Driver, database: str, dim: int) -> bool:
     row = show_index(driver, database, VECTOR_INDEX)
     if row is None:
         return False
+    _check_dimension(row, dim)
+    return True
+
+
+def _check_dimension(row: dict[str, Any], dim: int) -> None:
+    """``check_vector_index``'s test of an existing index's ``SHOW INDEXES`` row."""
     if row.get("options") is None:
-        return True  # populating, options unknown: checked again once it is online
+        return  # populating, options unknown: checked again once it is online
     config = row["options"].get("indexConfig") or {}
     existing = config.get("vector.dimensions")
     if existing != dim:
@@ -106,7 +112,6 @@ def check_vector_index(driver: Driver, database: str, dim: int) -> bool:
             f"embedding_dim is {dim}; use an embedding model of {existing} dimensions, or "
             f"drop the index and re-embed (see docs)"
         )
-    return True
 
 
 def _fulltext_analyzer(driver: Driver, database: str) -> str | None:
@@ -117,23 +122,20 @@ def _fulltext_analyzer(driver: Driver, database: str) -> str | None:
     return str((row["options"].get("indexConfig") or {}).get("fulltext.analyzer"))
 
 
-def _vector_index_covers_all_facts(driver: Driver, database: str) -> bool:
-    """Whether the vector index is an older hmem's, over every ``Fact`` rather than the
-    big users' ``IndexedFact``s."""
-    row = show_index(driver, database, VECTOR_INDEX)
-    return row is not None and row.get("labelsOrTypes") not in (None, [VECTOR_LABEL])
-
-
 def apply_schema(driver: Driver, database: str, dim: int) -> bool:
     """Create every constraint and index hmem needs; safe to run at every start. A
     fulltext index of an older hmem (another analyzer) is made again: until it is online
     again, searches have no lexical candidates. So is a vector index of an older hmem
     (over every fact): the users big enough for it are then filled into the new one
     (``GraphStore.fill_vector_index``). Returns whether the vector index was made."""
-    exists = check_vector_index(driver, database, dim)
-    if exists and _vector_index_covers_all_facts(driver, database):
-        _run(driver, database, "schema_fact_vector_drop")
-        exists = False
+    row = show_index(driver, database, VECTOR_INDEX)
+    exists = row is not None
+    if row is not None:
+        _check_dimension(row, dim)
+        # an older hmem's index, over every Fact rather than the big users' IndexedFacts
+        if row.get("labelsOrTypes") not in (None, [VECTOR_LABEL]):
+            _run(driver, database, "schema_fact_vector_drop")
+            exists = False
     analyzer = _fulltext_analyzer(driver, database)
     if analyzer is not None and analyzer != FULLTEXT_ANALYZER:
         _run(driver, database, "schema_fact_fulltext_drop")
