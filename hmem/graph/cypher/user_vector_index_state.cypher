@@ -4,10 +4,6 @@
 // $count_cap), as write_check.cypher reads them for a write. For imports, in their
 // transaction after the guard (which holds the user's lock).
 MATCH (u:User {user_id: $user_id})
-CALL (u) {
-  WITH 1 AS go WHERE u.vector_index IS NULL OR u.vector_index <> 'ready'
-  MATCH (f:Fact {user_id: $user_id})
-  WITH f LIMIT $count_cap
-  RETURN count(f) AS facts
-}
-RETURN u.vector_index AS vector_index, facts
+WITH u.vector_index AS vector_index
+//include facts_until_indexed
+RETURN vector_index, facts

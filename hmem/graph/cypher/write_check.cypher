@@ -7,12 +7,7 @@
 // to $count_cap, one past the size that needs the index): the caller starts filling it
 // when this write passes that size.
 //include guard
-CALL (vector_index) {
-  WITH 1 AS go WHERE vector_index IS NULL OR vector_index <> 'ready'
-  MATCH (f:Fact {user_id: $user_id})
-  WITH f LIMIT $count_cap
-  RETURN count(f) AS facts
-}
+//include facts_until_indexed
 CALL () {
   MATCH (f:Fact {user_id: $user_id})
   WHERE f.hash IN $hashes AND f.known_to IS NULL
