@@ -17,7 +17,13 @@ from neo4j import exceptions as neo
 
 from hmem.errors import ErasureInProgressError, HmemError, NotFoundError, UserErasedError
 from hmem.graph import catalog
-from hmem.graph._records import native, read_autocommit, to_fact, translate_errors
+from hmem.graph._records import (
+    native,
+    read_autocommit,
+    run_statement,
+    to_fact,
+    translate_errors,
+)
 from hmem.graph.schema import apply_schema
 from hmem.models import Fact, require_aware
 
@@ -102,7 +108,7 @@ class StoreBase:
         with translate_errors(self._driver):
             made = apply_schema(self._driver, self._database, self.embedding_dim)
         if made:
-            for row in self._write_values(
+            for row in self._read_values(
                 "admin_vector_index_pending", min_facts=self.vector_index_min_facts
             ):
                 self.fill_vector_index(row["user_id"])
@@ -153,16 +159,8 @@ class StoreBase:
             )
 
     def _write_values(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """One write statement in its own transaction; its rows as they came."""
-        stmt = catalog.statement(name)
-        with translate_errors(self._driver):
-            records, _, _ = self._driver.execute_query(
-                stmt.text_for(native=False, cypher25=False),
-                stmt.bind(params),
-                database_=self._database,
-                routing_="w",
-            )
-        return [dict(r) for r in records]
+        """One write statement in a transaction of its own; its rows."""
+        return run_statement(self._driver, self._database, name, **params)
 
     def _now(self, value: datetime | None = None, name: str = "now") -> datetime:
         return require_aware(value, name) or self._clock()

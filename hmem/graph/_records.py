@@ -16,6 +16,7 @@ from neo4j import exceptions as neo
 from neo4j.time import Date, DateTime
 
 from hmem.errors import ConflictError, StoreUnavailableError, ValidationError
+from hmem.graph import catalog
 from hmem.models import Fact
 
 __all__ = ["Breaker", "breaker", "check_user_id", "native", "to_fact", "translate_errors"]
@@ -163,3 +164,17 @@ def read_autocommit(driver: Driver, database: str, run: Callable[[Session], T]) 
             if attempt > 2:
                 raise
             time.sleep(0.05 * attempt)
+
+
+def run_statement(
+    driver: Driver, database: str, name: str, /, *, native: bool = False, **params: Any
+) -> list[dict[str, Any]]:
+    """One catalog statement in a transaction of its own (``execute_query``: sent to the
+    leader, retried on transient errors), errors translated; its rows as dicts.
+    ``native``: the statement's ``//native`` text (hmem's plugin)."""
+    stmt = catalog.statement(name)
+    with translate_errors(driver):
+        records, _, _ = driver.execute_query(
+            stmt.text_for(native=native, cypher25=False), stmt.bind(params), database_=database
+        )
+    return [r.data() for r in records]

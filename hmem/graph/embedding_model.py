@@ -19,9 +19,8 @@ from typing import Any
 from neo4j import Driver
 
 from hmem.errors import EmbeddingModelMismatchError, SchemaError
-from hmem.graph import catalog
 from hmem.graph._base import VECTOR_SET_PROCEDURE
-from hmem.graph._records import packed, translate_errors
+from hmem.graph._records import packed, run_statement
 from hmem.graph.schema import apply_schema, check_vector_index
 
 __all__ = ["StoreModel", "check_model", "forget_model", "pending", "reembed", "store_model"]
@@ -37,33 +36,23 @@ class StoreModel:
     target_dim: int | None = None
 
 
-def _run(
-    driver: Driver, database: str, statement: str, *, native: bool = False, **params: Any
-) -> list[dict[str, Any]]:
-    stmt = catalog.statement(statement)
-    text = stmt.text_for(native=native, cypher25=False)
-    with translate_errors(driver):
-        records, _, _ = driver.execute_query(text, stmt.bind(params), database_=database)
-    return [r.data() for r in records]
-
-
 def _model(rows: list[dict[str, Any]]) -> StoreModel | None:
     return StoreModel(**rows[0]) if rows else None
 
 
 def store_model(driver: Driver, database: str) -> StoreModel | None:
     """The store's recorded model, or None when no embedder has used it yet."""
-    return _model(_run(driver, database, "admin_embedding_model_get", key=_KEY))
+    return _model(run_statement(driver, database, "admin_embedding_model_get", key=_KEY))
 
 
 def forget_model(driver: Driver, database: str) -> None:
     """Drop the record (the next embedder to use the store records itself)."""
-    _run(driver, database, "admin_embedding_model_forget", key=_KEY)
+    run_statement(driver, database, "admin_embedding_model_forget", key=_KEY)
 
 
 def check_model(driver: Driver, database: str, name: str, dim: int) -> StoreModel:
     """Record ``name``/``dim`` as the store's model if none is, else check they match."""
-    rows = _run(
+    rows = run_statement(
         driver,
         database,
         "admin_embedding_model_claim",
@@ -106,7 +95,7 @@ def reembed(
     Returns ``{"from": ..., "to": ..., "embedded": n}``."""
     before = store_model(driver, database)
     source = before.name if before is not None else None
-    _run(
+    run_statement(
         driver,
         database,
         "admin_embedding_model_set",
@@ -120,13 +109,17 @@ def reembed(
     try:
         check_vector_index(driver, database, dim)
     except SchemaError:  # another dimension: the index is rebuilt once the vectors are in
-        _run(driver, database, "schema_fact_vector_drop")
+        run_statement(driver, database, "schema_fact_vector_drop")
     # with hmem's plugin a vector goes as float32 bytes alone (as every write does)
-    [row] = _run(driver, database, "schema_procedure_exists", procedure=VECTOR_SET_PROCEDURE)
+    [row] = run_statement(
+        driver, database, "schema_procedure_exists", procedure=VECTOR_SET_PROCEDURE
+    )
     plugin = bool(row["present"])
     embedded = 0
     while True:
-        rows = _run(driver, database, "admin_reembed_pending", model=name, limit=batch_size)
+        rows = run_statement(
+            driver, database, "admin_reembed_pending", model=name, limit=batch_size
+        )
         if not rows:
             break
         vectors = embed([r["text"] for r in rows])
@@ -139,11 +132,13 @@ def reembed(
             }
             for r, v in zip(rows, vectors, strict=True)
         ]
-        _run(driver, database, "admin_reembed_set", native=plugin, model=name, rows=payload)
+        run_statement(
+            driver, database, "admin_reembed_set", native=plugin, model=name, rows=payload
+        )
         embedded += len(rows)
         progress(len(rows))
     apply_schema(driver, database, dim)
-    _run(
+    run_statement(
         driver,
         database,
         "admin_embedding_model_set",
@@ -159,4 +154,4 @@ def reembed(
 
 def pending(driver: Driver, database: str, name: str) -> int:
     """How many facts are not yet embedded with ``name``."""
-    return int(_run(driver, database, "admin_reembed_count", model=name)[0]["pending"])
+    return int(run_statement(driver, database, "admin_reembed_count", model=name)[0]["pending"])

@@ -6,23 +6,14 @@ They return counts and states only, never a user id or any text.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from neo4j import Driver
 
 from hmem.errors import HmemError
-from hmem.graph import catalog
-from hmem.graph._records import breaker, translate_errors
+from hmem.graph._records import breaker, run_statement
 from hmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, check_vector_index, show_index
 
 __all__ = ["memory_stats", "readiness"]
-
-
-def _run(driver: Driver, database: str, name: str, /, **params: Any) -> list[dict[str, Any]]:
-    stmt = catalog.statement(name)
-    with translate_errors(driver):
-        records, _, _ = driver.execute_query(stmt.text, stmt.bind(params), database_=database)
-    return [r.data() for r in records]
 
 
 def readiness(driver: Driver, database: str, dim: int) -> dict[str, str]:
@@ -59,5 +50,5 @@ def readiness(driver: Driver, database: str, dim: int) -> dict[str, str]:
 
 def memory_stats(driver: Driver, database: str) -> dict[str, int]:
     """How many users, current facts, and current facts per user (p50, p95, max)."""
-    [row] = _run(driver, database, "admin_memory_stats", now=datetime.now(UTC))
+    [row] = run_statement(driver, database, "admin_memory_stats", now=datetime.now(UTC))
     return {k: int(v) for k, v in row.items()}
