@@ -82,6 +82,12 @@ class Config(BaseSettings):
     search_w_session: float = Field(
         0.4, ge=0, description="weight of the best first-pass score in the fact's episode"
     )
+    search_session_ranks: int = Field(
+        20,
+        ge=0,
+        description="the session share counts in this many first ranks of a search; later "
+        "ranks are ordered by the fact's own match",
+    )
     search_w_adjacent: float = Field(
         0.3, ge=0, description="weight of the first-pass score of the turn next to the fact"
     )

@@ -159,6 +159,7 @@ class Memory:
                 adjacent=self.config.search_w_adjacent,
                 time=self.config.search_w_time,
                 speaker=self.config.search_w_speaker,
+                session_ranks=self.config.search_session_ranks,
                 recency=self.config.search_w_recency,
                 importance=self.config.search_w_importance,
                 history_boost=self.config.search_history_boost,

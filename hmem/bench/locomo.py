@@ -212,6 +212,7 @@ ABLATIONS: dict[str, dict[str, float]] = {
     "question embedded as asked only": {"names_share": 1.0},
     "question embedded without its names only": {"names_share": 0.0},
     "without the session group": {"session": 0.0},
+    "session share in every rank, not the first 20 only": {"session_ranks": 500},
     "without adjacent turns": {"adjacent": 0.0},
     "without the graph step": {"session": 0.0, "adjacent": 0.0},
     "without the question's time window": {"time": 0.0},

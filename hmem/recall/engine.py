@@ -36,7 +36,14 @@ from hmem.models import Fact, HistoryStep, require_aware
 from hmem.recall.context import header, pack
 from hmem.recall.models import Hit, SearchMode, SearchResult, SearchTimings
 from hmem.recall.query import analyse
-from hmem.recall.scoring import ScoreWeights, base_scores, complete_entities, weighted
+from hmem.recall.scoring import (
+    ScoreWeights,
+    base_scores,
+    complete_entities,
+    rank_order,
+    session_head,
+    weighted,
+)
 from hmem.recall.tokens import count_tokens
 
 __all__ = ["QueryEmbedder", "Recall"]
@@ -260,10 +267,8 @@ class Recall:
         )
         hits = self._score(by_id, chosen, signals, sources, weights, mode, now, as_of, as_of_event)
         conflicts = self._conflicts(hits, by_id, as_of)
-        ranked = sorted(
-            hits.values(), key=lambda h: (-h.score, -h.fact.known_from.timestamp(), h.fact.id)
-        )
-        top = ranked[:k]
+        ranked = sorted(hits.values(), key=rank_order)
+        top = session_head(ranked, weights.session_ranks)[:k]
         pairs = [(hits[a], hits[b]) for a, b in conflicts if a in hits and b in hits]
         packed, context, tokens = pack(
             top,

@@ -28,17 +28,20 @@ summed to with it, so scores stay comparable in scale.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from hmem.models import Fact, canonical_name
+from hmem.recall.models import Hit
 
 __all__ = [
     "ScoreWeights",
     "base_scores",
     "complete_entities",
+    "rank_order",
     "recency",
+    "session_head",
     "weighted",
 ]
 
@@ -66,6 +69,8 @@ class ScoreWeights:
     adjacent: float = 0.3
     time: float = 0.3  # a fact that began in the span of time the question names
     speaker: float = 0.13  # a turn said by a person the question names
+    # The session share counts in the first session_ranks ranks only (see session_head).
+    session_ranks: int = 20
 
     def handed(self, replaced: float, own: float) -> float:
         """What a successor inherits from the replaced fact's score: between
@@ -159,6 +164,32 @@ def recency(fact: Fact, now: datetime) -> float:
     since = fact.last_used_at or fact.known_from
     hours = max(0.0, (now - since).total_seconds() / 3600.0)
     return float(RECENCY_BASE**hours)
+
+
+def rank_order(hit: Hit) -> tuple[float, float, str]:
+    """The order of a ranking: score, then the newer fact, then the id."""
+    return (-hit.score, -hit.fact.known_from.timestamp(), hit.fact.id)
+
+
+def session_head(ranked: Sequence[Hit], ranks: int) -> list[Hit]:
+    """The session share counts in the first ``ranks`` ranks only (``ranked`` is best
+    first). Later ranks lose it and are ordered again by what is left, the fact's own
+    match (and its adjacent turn, time window and speaker).
+
+    Why: the share lifts a whole session, the one holding the best match, which is what
+    the top of the list needs. Past the head, more turns of that session push out the
+    other sessions a multi-hop question draws on. LoCoMo dev split, R@30 of facts +
+    turns 0.859 -> 0.869 at 20 ranks (plateau 18-25), R@5 and R@10 unchanged by
+    construction (docs/retrieval.md). A tail hit's score and parts drop the share, so
+    the list stays sorted by ``score`` and the parts still add up to it."""
+    head, tail = list(ranked[:ranks]), []
+    for hit in ranked[ranks:]:
+        share = hit.parts.get("session", 0.0)
+        if share:
+            parts = {k: v for k, v in hit.parts.items() if k != "session"}
+            hit = hit.model_copy(update={"score": hit.score - share, "parts": parts})
+        tail.append(hit)
+    return head + sorted(tail, key=rank_order)
 
 
 def weighted(

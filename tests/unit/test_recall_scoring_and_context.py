@@ -13,7 +13,9 @@ from hmem.recall.scoring import (
     ScoreWeights,
     base_scores,
     complete_entities,
+    rank_order,
     recency,
+    session_head,
     weighted,
 )
 from hmem.recall.tokens import count_tokens
@@ -140,6 +142,30 @@ def test_a_successor_inherits_more_the_better_it_matches_itself() -> None:
     assert w.handed(0.8, 0.8) == pytest.approx(0.8 * 0.9)  # states the new one as well
     assert w.handed(0.8, 2.0) == pytest.approx(0.8 * 0.9)
     assert w.handed(0.0, 0.5) == 0.0
+
+
+def test_the_session_share_counts_in_the_head_of_the_ranking_only() -> None:
+    def hit(fid: str, own: float, session: float) -> Hit:
+        parts = {"dense": own, "session": session} if session else {"dense": own}
+        return Hit(fact=fact(fid, fid), score=own + session, parts=parts)
+
+    # a, b: the best session's turns; c, d: other sessions' facts that match better alone
+    ranked = sorted(
+        [hit("a", 0.5, 0.3), hit("b", 0.3, 0.3), hit("x", 0.2, 0.3), hit("c", 0.45, 0.0),
+         hit("d", 0.4, 0.05)],
+        key=rank_order,
+    )  # fmt: skip
+    assert [h.fact.id for h in ranked] == ["a", "b", "x", "c", "d"]
+    out = session_head(ranked, 2)
+    assert [h.fact.id for h in out] == ["a", "b", "c", "d", "x"]
+    assert out[:2] == ranked[:2]  # the head is untouched
+    for h in out[2:]:  # the tail drops the share: the parts still add up, sorted by score
+        assert "session" not in h.parts
+        assert h.score == pytest.approx(sum(h.parts.values()))
+    assert [h.score for h in out] == sorted((h.score for h in out), reverse=True)
+    assert session_head(ranked, 10) == ranked  # a list shorter than the head
+    assert [h.fact.id for h in session_head(ranked, 0)] == ["a", "c", "d", "b", "x"]
+    assert ScoreWeights().session_ranks == 20
 
 
 def test_without_dense_keeps_the_scale() -> None:
