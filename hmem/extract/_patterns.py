@@ -15,6 +15,8 @@ import re
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from hashlib import sha256
 from typing import Any, Literal, cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
@@ -35,8 +37,11 @@ __all__ = [
     "GOVERNMENT_ID",
     "KINDS",
     "PAYMENT_CARD",
+    "Clues",
+    "Needs",
     "aba_ok",
     "do_not_remember",
+    "find",
     "iban_ok",
     "looks_random",
     "luhn_ok",
@@ -87,6 +92,53 @@ def normalise_map(text: str) -> tuple[str, list[int]]:
 
 def normalise(text: str) -> str:
     return normalise_map(text)[0]
+
+
+# --- gates -----------------------------------------------------------------------------
+
+# Most texts are prose that no rule can touch, yet every finder's regexes scan all of it.
+# A gate is a necessary condition read off a finder's own patterns: something every text the
+# finder can find anything in holds. A text without it skips the finder; a text with it runs
+# the finder as before. So a gate can save time and never change a decision, as long as it
+# is truly necessary: each row below says which part of which pattern makes it so.
+_A_DIGIT = re.compile(r"\d")
+
+
+@dataclass(frozen=True, slots=True)
+class Clues:
+    """What the gates ask of a (normalised) text, worked out once per text."""
+
+    text: str
+    # The text in lower case when it is ASCII, else None: IGNORECASE also pairs a few
+    # non-ASCII letters with ASCII ones ("ı" matches i, "ſ" matches s), which a search of the
+    # lowered text would miss, so a word gate lets every non-ASCII text through.
+    lower: str | None
+    digit: bool  # holds a \d (a Unicode decimal digit, which includes 0-9)
+
+    @classmethod
+    def of(cls, text: str) -> Clues:
+        lower = text.lower() if text.isascii() else None
+        return cls(text, lower, _A_DIGIT.search(text) is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class Needs:
+    """What every text a finder can find anything in holds (each part that is set)."""
+
+    digit: bool = False  # a \d
+    words: tuple[str, ...] = ()  # one of these, as an IGNORECASE pattern compares letters
+    marks: tuple[str, ...] = ()  # one of these exactly, for a case-sensitive literal
+
+    def met(self, clues: Clues) -> bool:
+        if self.digit and not clues.digit:
+            return False
+        low = clues.lower
+        if self.words and low is not None and not any(w in low for w in self.words):
+            return False
+        return not self.marks or any(m in clues.text for m in self.marks)
+
+
+ALWAYS = Needs()
 
 
 def _words(text: str) -> frozenset[str]:
@@ -164,6 +216,61 @@ def _regex_detectors() -> tuple[RegexBasedDetector, ...]:
 
 
 _DETECTORS = _regex_detectors()
+_KEY_WORDS = ("key", "pw", "pass", "token")  # (?:key|pwd|pw|password|pass|token), not optional
+# What every match of a detect-secrets pattern holds, read off detect-secrets 1.5.0's
+# patterns (the part quoted after each row). Keyed by the first 12 hex digits of the SHA-256
+# of the pattern's text: a pattern a later release changes is not found here and runs
+# ungated, and test_policy says which rows no longer meet a pattern. A pattern with no
+# cheap necessary literal (Discord's bot token) is not in the table and always runs.
+DETECTOR_NEEDS: dict[str, Needs] = {
+    "5d3455a9f0d3": Needs(marks=("AKC",)),  # Artifactory: AKC[a-zA-Z0-9]{10,}
+    "18179d7472e0": Needs(marks=("AP",)),  # Artifactory: AP[\dABCDEF]
+    "b3605b4d5649": Needs(marks=("A3T", "ABIA", "ACCA", "AKIA", "ASIA")),  # AWS key id
+    "e6d3c4d065e0": Needs(words=("aws",)),  # AWS secret: (?i)aws.{0,20}?(?:key|...)
+    "8e27b61d2248": Needs(marks=("AccountKey=",)),  # Azure storage
+    "de1d18ad6f14": Needs(marks=("://",)),  # basic auth: ://user:password@
+    "32126e884ccf": Needs(words=_KEY_WORDS),  # Cloudant: (?:cloudant|cl|clou)...(?:key|...)
+    "aed550fbd128": Needs(words=_KEY_WORDS),  # Cloudant, the 24-letter form
+    "2fb7cf8120ae": Needs(marks=("://",)),  # Cloudant URL: (?:https?\:\/\/)
+    "b9f8e5dbb58f": Needs(marks=("://",)),  # Cloudant URL, the 24-letter form
+    "5deb36728575": Needs(marks=("gh",)),  # GitHub: (ghp|gho|ghu|ghs|ghr)_
+    "c648a21f5382": Needs(marks=("gl",)),  # GitLab: (glpat|gldt|glft|glsoat|glrt)-
+    "abb04ca8246c": Needs(marks=("GR1348941",)),  # GitLab runner registration
+    "b462b30e2f4f": Needs(marks=("glcbt-",)),  # GitLab CI build token
+    "8f79265e486a": Needs(marks=("glimt-",)),  # GitLab incoming mail token
+    "6ad05d7bf454": Needs(marks=("glptt-",)),  # GitLab pipeline trigger token
+    "8bbe670344ec": Needs(marks=("glagent-",)),  # GitLab agent token
+    "ff5a7624cc3c": Needs(marks=("gloas-",)),  # GitLab OAuth secret
+    "655a58af3964": Needs(words=_KEY_WORDS),  # IBM Cloud IAM: (?:key|pwd|password|pass|token)
+    "8dc9ad5623b9": Needs(words=("secret",)),  # IBM COS HMAC: (?:secret[-_]?(?:access)?...)
+    "39549fd323b5": Needs(marks=("eyJ",)),  # JWT
+    "d5687e015476": Needs(marks=("-us",)),  # Mailchimp: [0-9a-z]{32}-us[0-9]{1,2}
+    "f14156c56edf": Needs(marks=("_authToken=",)),  # npm: //host/:_authToken=
+    "a2802213e73b": Needs(marks=("T3BlbkFJ",)),  # OpenAI: sk-...T3BlbkFJ...
+    "4d69882a8e8d": Needs(marks=("pypi-",)),  # PyPI
+    "440f5ef9971c": Needs(marks=("pypi-",)),  # TestPyPI
+    "11d94bdefe78": Needs(marks=("SG.",)),  # SendGrid
+    "adfcb1893ca4": Needs(words=("xox",)),  # Slack token: (?i)xox(?:a|b|p|o|s|r)-
+    "7c50d7d92a3d": Needs(marks=("://",)),  # Slack webhook: https://hooks.slack.com/...
+    "249a8762e082": Needs(words=_KEY_WORDS),  # Softlayer: (?:key|pwd|password|pass|token)
+    "bf23d3bd436f": Needs(marks=("://",)),  # Softlayer URL: (?:http|https)://api.softlayer
+    "ef73f5dac6f5": Needs(marks=("sq0csp-",)),  # Square OAuth
+    "1e68da2ed787": Needs(marks=("k_live_",)),  # Stripe: (?:r|s)k_live_
+    "3e018cd64d8c": Needs(digit=True, marks=(":",)),  # Telegram: \d{8,10}:[0-9A-Za-z_-]{35}
+    "96fec62d66be": Needs(marks=("AC",)),  # Twilio account: AC[a-z0-9]{32}
+    "eafe75ddc7bd": Needs(marks=("SK",)),  # Twilio key: SK[a-z0-9]{32}
+}
+
+
+def pattern_key(pattern: re.Pattern[str]) -> str:
+    return sha256(pattern.pattern.encode()).hexdigest()[:12]
+
+
+_DETECTOR_SCANS = tuple(
+    (DETECTOR_NEEDS.get(pattern_key(regex), ALWAYS), regex)
+    for detector in _DETECTORS
+    for regex in detector.denylist
+)
 # A bare token with no key word near it: long, letters of both cases and digits, and the
 # Shannon entropy detect-secrets' Base64 detector calls high (4.5 bits per character).
 # hmem's own keys (hmem_<12 hex>_<43 url-safe>) are such tokens.
@@ -211,14 +318,17 @@ def _pem(text: str) -> Iterator[Span]:
 
 
 def _detected(text: str) -> Iterator[Span]:
-    for detector in _DETECTORS:
-        for regex in detector.denylist:
-            for m in regex.finditer(text):
-                # The secret is the last group that matched (a URL's password), else all.
-                groups = [g for g in range(1, (regex.groups or 0) + 1) if m.group(g)]
-                yield m.span(groups[-1]) if groups else m.span()
-    for m in _URL_PASSWORD_ONLY.finditer(text):
-        yield m.span("v")
+    clues = Clues.of(text)
+    for needs, regex in _DETECTOR_SCANS:
+        if not needs.met(clues):
+            continue
+        for m in regex.finditer(text):
+            # The secret is the last group that matched (a URL's password), else all.
+            groups = [g for g in range(1, (regex.groups or 0) + 1) if m.group(g)]
+            yield m.span(groups[-1]) if groups else m.span()
+    if "://:" in text:  # _URL_PASSWORD_ONLY's literal
+        for m in _URL_PASSWORD_ONLY.finditer(text):
+            yield m.span("v")
 
 
 def _bare_tokens(text: str) -> Iterator[Span]:
@@ -480,22 +590,63 @@ def _stated_ids(text: str) -> Iterator[Span]:
             yield span
 
 
-FINDERS: tuple[tuple[str, Finder], ...] = (
-    (CREDENTIAL, _pem),
-    (CREDENTIAL, _detected),
-    (CREDENTIAL, _bare_tokens),
-    (CREDENTIAL, _passwords),
-    (CREDENTIAL, _login_pairs),
-    (CREDENTIAL, _keyed_random),
-    (PAYMENT_CARD, _cards),
-    (PAYMENT_CARD, _cvv),
-    (BANK_ACCOUNT, _ibans),
-    (BANK_ACCOUNT, _bank_numbers),
-    (GOVERNMENT_ID, _regex(_SSN)),
-    (GOVERNMENT_ID, _regex(_NINO)),
-    (GOVERNMENT_ID, _stated_ids),
-    (GOVERNMENT_ID, _national_ids),
+# Each finder with its gate (see "gates" above). Every number finder needs a digit: its
+# patterns match \d, or (ids, keys) count digits of a token made of ASCII letters and digits.
+# The words are the ones each finder's keyword pattern cannot match without.
+FINDERS: tuple[tuple[str, Needs, Finder], ...] = (
+    (CREDENTIAL, Needs(marks=("-----BEGIN",)), _pem),
+    (CREDENTIAL, ALWAYS, _detected),  # gated pattern by pattern: DETECTOR_NEEDS
+    (CREDENTIAL, Needs(digit=True), _bare_tokens),  # looks_random needs a digit
+    (CREDENTIAL, Needs(words=("pass", "pw", "pin", "code")), _passwords),
+    (CREDENTIAL, Needs(words=("log", "user", "account")), _login_pairs),
+    (
+        CREDENTIAL,
+        Needs(
+            digit=True,  # looks_random needs a digit
+            words=("key", "secret", "token", "bearer", "auth", "credential", "pass"),
+        ),
+        _keyed_random,
+    ),
+    (PAYMENT_CARD, Needs(digit=True), _cards),
+    (PAYMENT_CARD, Needs(digit=True, words=("cvv", "cvc", "csc", "card")), _cvv),
+    (BANK_ACCOUNT, Needs(digit=True), _ibans),
+    (
+        BANK_ACCOUNT,
+        Needs(
+            digit=True,
+            # _ROUTING_WORD before a 9-digit number, "sort" code, or else _BANK_CONTEXT
+            words=(
+                *("routing", "aba", "rtn", "transit", "sort", "iban", "bank", "checking"),
+                *("chequing", "savings", "current", "swift", "bic"),
+            ),
+        ),
+        _bank_numbers,
+    ),
+    (GOVERNMENT_ID, Needs(digit=True, marks=("-",)), _regex(_SSN)),
+    (GOVERNMENT_ID, Needs(digit=True), _regex(_NINO)),
+    (
+        GOVERNMENT_ID,
+        Needs(
+            digit=True,  # _id_value wants 6 digits
+            words=(  # every alternative of _ID_STRONG and _ID_WEAK holds one
+                *("ssn", "itin", "nino", "sin", "nhs", "medicare", "social", "national"),
+                *("tax", "aadhaar", "passport", "driv", "dl"),
+            ),
+        ),
+        _stated_ids,
+    ),
+    (GOVERNMENT_ID, Needs(digit=True), _national_ids),
 )
+
+
+def find(text: str) -> Iterator[tuple[str, Span]]:
+    """Every secret in the (normalised) text, with its kind, from the finders it can hold."""
+    clues = Clues.of(text)
+    for kind, needs, finder in FINDERS:
+        if needs.met(clues):
+            for span in finder(text):
+                yield kind, span
+
 
 # --- "do not remember" -----------------------------------------------------------------
 
@@ -547,8 +698,18 @@ def _imperative(sentence: str, start: int) -> bool:
     return True
 
 
+# Every _DNR_* pattern names what is (not) to be kept: remember, save, store, record,
+# memori[sz]e or memory, log, note, write, keep or forget. Without one of those words the
+# three scans cannot match, so they are skipped (a gate, see "gates" above).
+_DNR_NEEDS = Needs(
+    words=("remember", "save", "store", "record", "memor", "log", "note", "write", "keep", "forget")
+)
+
+
 def do_not_remember(sentence: str) -> Literal["sentence", "message"] | None:
     """Whether the user asks not to keep this sentence, or the whole message it is in."""
+    if not _DNR_NEEDS.met(Clues.of(sentence)):
+        return None
     scope: Literal["sentence", "message"] | None = None
     for m in _DNR_IMPERATIVE.finditer(sentence):
         if _imperative(sentence, m.start()):

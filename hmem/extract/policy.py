@@ -84,12 +84,15 @@ def _rank(kind: str) -> int:
 
 def _findings(text: str) -> list[_Finding]:
     """Secrets found in the normalised text, as spans of the original."""
-    norm, where = p.normalise_map(text)
+    return _found(*p.normalise_map(text))
+
+
+def _found(norm: str, where: list[int]) -> list[_Finding]:
+    """The secrets of a text already normalised (``where`` maps ``norm`` back to it)."""
     found = sorted(
         (
             (where[start], where[end - 1] + 1, kind)
-            for kind, find in p.FINDERS
-            for start, end in find(norm)
+            for kind, (start, end) in p.find(norm)
             if end > start
         ),
         key=lambda f: (f[0], -f[1]),

@@ -21,9 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hmem.bench.data import load_beam, load_locomo
 from hmem.errors import PolicyRefusal
+from hmem.extract._patterns import _DETECTORS, DETECTOR_NEEDS, FINDERS, Clues, pattern_key
 from hmem.extract.policy import (
     Message,
     classify,
@@ -328,3 +331,34 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# -- the gates ------------------------------------------------------------------------------
+
+
+def test_every_detector_gate_is_read_off_a_current_pattern() -> None:
+    """A row whose pattern detect-secrets changed gates nothing: re-read the new pattern."""
+    current = {pattern_key(regex) for d in _DETECTORS for regex in d.denylist}
+    assert DETECTOR_NEEDS.keys() <= current
+    assert len(current - DETECTOR_NEEDS.keys()) <= 1  # Discord's bot token has no gate
+
+
+_PIECES = [
+    *_VALUES,
+    *(template.replace("{v}", "") for template in _TEMPLATES),
+    *_PROSE,
+    *"0123456789 -./:=_'\"\n\u0131\u017f\u212a\u0660\uff11aAkKsSiIpPwWdDlL",
+    *("pın", "paſs", "\u212aey", "AKC", "AP1", "-us1", "://:", "xox", "eyJ", "SG.", "k_live_"),
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=8).map("".join))
+def test_a_text_that_fails_a_gate_holds_nothing_for_that_finder(text: str) -> None:
+    clues = Clues.of(text)
+    for _, needs, finder in FINDERS:
+        assert needs.met(clues) or not list(finder(text))
+    for d in _DETECTORS:
+        for regex in d.denylist:
+            needs = DETECTOR_NEEDS.get(pattern_key(regex))
+            assert needs is None or needs.met(clues) or regex.search(text) is None
