@@ -121,20 +121,31 @@ def _overlaps(findings: list[_Finding]) -> Callable[[int, int], list[_Finding]]:
 
 
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+# Without a newline only _BOUNDARY's first branch can match, and this finds the same spaces
+# (group 1) from the stop before them: re skips ahead to a stop, where a pattern opening on a
+# lookbehind or on \s* is tried at every position (two to three times slower).
+_AFTER_STOP = re.compile(r"[.!?](\s+)")
+
+
+def _boundaries(text: str) -> list[tuple[int, int]]:
+    if "\n" in text:
+        return [b.span() for b in _BOUNDARY.finditer(text)]
+    return [b.span(1) for b in _AFTER_STOP.finditer(text)]
 
 
 def _segments(text: str, findings: list[_Finding]) -> list[tuple[int, int]]:
     """Sentence spans; a boundary inside a secret (a key block, a dotted token) is not one."""
-    inside = _overlaps(findings)
-    cuts = [b for b in _BOUNDARY.finditer(text) if not inside(*b.span())]
+    cuts = _boundaries(text)
+    if findings:
+        inside = _overlaps(findings)
+        cuts = [b for b in cuts if not inside(*b)]
     spans, pos = [], 0
-    for cut in [*cuts, None]:
-        end = len(text) if cut is None else cut.start()
-        piece = text[pos:end]
+    for cut_start, cut_end in [*cuts, (len(text), len(text))]:
+        piece = text[pos:cut_start]
         if piece.strip():
             lead = len(piece) - len(piece.lstrip())
             spans.append((pos + lead, pos + len(piece.rstrip())))
-        pos = len(text) if cut is None else cut.end()
+        pos = cut_end
     return spans
 
 
@@ -176,13 +187,21 @@ def redact(text: str) -> tuple[str, list[str]]:
 def decide(message: Message) -> PolicyDecision:
     """Apply the policy to one message."""
     text = message.content
-    findings = _findings(text)
+    norm, where = p.normalise_map(text)
+    findings = _found(norm, where)
     if message.role != "user":
         redacted = _replace(text, [(s, e, _marker(k)) for s, e, k in findings])
         return PolicyDecision(allowed_text="", redacted_text=redacted, ignored_source=True)
-    norm = p.normalise(text)
+    return _users_words(text, norm, findings)
+
+
+def _users_words(text: str, norm: str, findings: list[_Finding]) -> PolicyDecision:
+    """The decision on a user's message, its secrets already found."""
     segments = _segments(text, findings)
-    scopes = [p.do_not_remember(norm[s:e]) for s, e in segments]
+    if p.may_ask_not_to_remember(norm):
+        scopes = [p.do_not_remember(norm[s:e]) for s, e in segments]
+    else:  # no sentence of it can ask (the gate holds for every part of the text)
+        scopes = [None] * len(segments)
     whole_message = "message" in scopes
     inside = _overlaps(findings)
     kept: list[tuple[int, int]] = []
@@ -230,6 +249,10 @@ def require_allowed(text: str) -> None:
 
     For ``remember(text)``: an agent writing a fact directly gets the same rules as a session.
     """
-    decision = decide(Message(role="user", content=text))
+    norm, where = p.normalise_map(text)
+    findings = _found(norm, where)
+    if not findings and not p.may_ask_not_to_remember(norm):
+        return  # nothing to refuse: every sentence would be kept
+    decision = _users_words(text, norm, findings)
     if decision.refused:
         raise PolicyRefusal(decision.refused[0])
