@@ -253,12 +253,20 @@ _PROSE = [
     "He said: \u201cdon\u2019t memorise it\u201d.",
     "DON'T REMEMBER THIS!!",
     "dont save my number 0171 2345678",
+    # IGNORECASE pairs these with ASCII letters ("p\u0131n" is a PIN), and \d takes any digit
+    "My p\u0131n is 4821.",
+    "My pa\u017fsword is hunter2.",
+    "The \u212aEY is Zx8Kp2Lm9Qr4Tv7Wb1Nc6Yd3Hf5Jg0Sa",
+    "Don't remember th\u0131s, I'm moving.",
+    "My passport number is \uff15\uff13\uff13\uff13\uff18\uff10\uff10\uff10\uff16.",
+    "My SSN is \u0660\u0667\u0668-\u0660\u0665-\u0661\u0661\u0662\u0660.",
+    "My \u0131ban is GB82 WEST 1234 5698 7654 32",
 ]
 _NOISE = ["\u200b", "\u00ad", "\ufeff", "\u00a0", "\n", "  ", "\t", ". ", "! ", "? ", "\r\n"]
 
 
 def _mutate(text: str, rng: random.Random) -> str:
-    pick = rng.randrange(6)
+    pick = rng.randrange(8)
     if pick == 0:
         return text.upper()
     if pick == 1:
@@ -270,6 +278,10 @@ def _mutate(text: str, rng: random.Random) -> str:
         return text.translate({ord(d): 0xFF10 + int(d) for d in "0123456789"})
     if pick == 4:  # curly apostrophes and Unicode dashes
         return text.replace("'", "\u2019").replace("-", "\u2013")
+    if pick == 5:  # letters IGNORECASE matches with ASCII ones: dotless i, long s
+        return text.replace("i", "\u0131").replace("s", "\u017f")
+    if pick == 6:  # Arabic-Indic digits: \d matches them, NFKC keeps them
+        return text.translate({ord(d): 0x0660 + int(d) for d in "0123456789"})
     return text
 
 
