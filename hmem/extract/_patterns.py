@@ -67,6 +67,7 @@ _NORMALISE = str.maketrans(
 )
 # Invisible characters that split a number or a word for a reader-less regex ("4111\u200b1111").
 _INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e")
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def normalise_map(text: str) -> tuple[str, list[int]]:
@@ -81,13 +82,19 @@ def normalise_map(text: str) -> tuple[str, list[int]]:
         return text, list(range(len(text) + 1))
     out: list[str] = []
     where: list[int] = []
-    for i, ch in enumerate(text):
+    pos = 0  # ASCII runs between the other characters are copied as they are (see above)
+    for m in _NOT_ASCII.finditer(text):
+        i, ch = m.start(), m.group()
+        out.append(text[pos:i])
+        where.extend(range(pos, i))
+        pos = i + 1
         if ch in _INVISIBLE:
             continue
         folded = unicodedata.normalize("NFKC", ch).translate(_NORMALISE)
         out.append(folded)
         where.extend([i] * len(folded))
-    where.append(len(text))
+    out.append(text[pos:])
+    where.extend(range(pos, len(text) + 1))
     return "".join(out), where
 
 
@@ -114,28 +121,28 @@ class Clues(NamedTuple):
     # non-ASCII letters with ASCII ones ("ı" matches i, "ſ" matches s), which a search of the
     # lowered text would miss, so a word gate lets every non-ASCII text through.
     lower: str | None
-    digit: bool  # holds a \d (a Unicode decimal digit, which includes 0-9)
+    digits: int  # how many \d (Unicode decimal digits, which include 0-9) it holds
 
     @classmethod
     def of(cls, text: str) -> Clues:
         if not text.isascii():
-            return cls(text, None, _A_DIGIT.search(text) is not None)
+            return cls(text, None, sum(1 for _ in _A_DIGIT.finditer(text)))
         # In ASCII \d is 0-9; deleting them from the bytes is faster than a regex scan.
         raw = text.encode("ascii")
-        return cls(text, text.lower(), len(raw.translate(None, _ASCII_DIGITS)) != len(raw))
+        return cls(text, text.lower(), len(raw) - len(raw.translate(None, _ASCII_DIGITS)))
 
 
 @dataclass(frozen=True, slots=True)
 class Needs:
     """What every text a finder can find anything in holds (each part that is set)."""
 
-    digit: bool = False  # a \d
+    digits: int = 0  # at least this many \d
     words: tuple[str, ...] = ()  # one of these, as an IGNORECASE pattern compares letters
     marks: tuple[str, ...] = ()  # one of these exactly, for a case-sensitive literal
 
     def met(self, clues: Clues) -> bool:
         # Plain loops: this runs ~50 times per text, and a generator costs more than the test.
-        if self.digit and not clues.digit:
+        if clues.digits < self.digits:
             return False
         low = clues.lower
         if self.words and low is not None:
@@ -270,7 +277,7 @@ DETECTOR_NEEDS: dict[str, Needs] = {
     "bf23d3bd436f": Needs(marks=("://",)),  # Softlayer URL: (?:http|https)://api.softlayer
     "ef73f5dac6f5": Needs(marks=("sq0csp-",)),  # Square OAuth
     "1e68da2ed787": Needs(marks=("k_live_",)),  # Stripe: (?:r|s)k_live_
-    "3e018cd64d8c": Needs(digit=True, marks=(":",)),  # Telegram: \d{8,10}:[0-9A-Za-z_-]{35}
+    "3e018cd64d8c": Needs(digits=8, marks=(":",)),  # Telegram: \d{8,10}:[0-9A-Za-z_-]{35}
     "96fec62d66be": Needs(marks=("AC",)),  # Twilio account: AC[a-z0-9]{32}
     "eafe75ddc7bd": Needs(marks=("SK",)),  # Twilio key: SK[a-z0-9]{32}
 }
@@ -610,30 +617,31 @@ def _stated_ids(text: str) -> Iterator[Span]:
             yield span
 
 
-# Each finder with its gate (see "gates" above). Every number finder needs a digit: its
-# patterns match \d, or (ids, keys) count digits of a token made of ASCII letters and digits.
-# The words are the ones each finder's keyword pattern cannot match without.
+# Each finder with its gate (see "gates" above): the fewest \d a text needs for the finder to
+# find anything, and the words its keyword pattern cannot match without. Numbers are counted
+# in \d because every number pattern matches \d, and the id and key finders count the digits
+# of a token their patterns build from ASCII letters and digits only.
 FINDERS: tuple[tuple[str, Needs, Finder], ...] = (
     (CREDENTIAL, Needs(marks=("-----BEGIN",)), _pem),
     (CREDENTIAL, ALWAYS, _detected),  # gated pattern by pattern: DETECTOR_NEEDS
-    (CREDENTIAL, Needs(digit=True), _bare_tokens),  # looks_random needs a digit
+    (CREDENTIAL, Needs(digits=1), _bare_tokens),  # looks_random wants a digit
     (CREDENTIAL, Needs(words=("pass", "pw", "pin", "code")), _passwords),
     (CREDENTIAL, Needs(words=("log", "user", "account")), _login_pairs),
     (
         CREDENTIAL,
         Needs(
-            digit=True,  # looks_random needs a digit
+            digits=1,  # looks_random wants a digit
             words=("key", "secret", "token", "bearer", "auth", "credential", "pass"),
         ),
         _keyed_random,
     ),
-    (PAYMENT_CARD, Needs(digit=True), _cards),
-    (PAYMENT_CARD, Needs(digit=True, words=("cvv", "cvc", "csc", "card")), _cvv),
-    (BANK_ACCOUNT, Needs(digit=True), _ibans),
+    (PAYMENT_CARD, Needs(digits=13), _cards),  # 13 to 19 digits
+    (PAYMENT_CARD, Needs(digits=3, words=("cvv", "cvc", "csc", "card")), _cvv),
+    (BANK_ACCOUNT, Needs(digits=2), _ibans),  # _IBAN_START: two letters, two digits
     (
         BANK_ACCOUNT,
         Needs(
-            digit=True,
+            digits=6,  # 9 for routing, 6 for a sort code, 6 to 17 for an account
             # _ROUTING_WORD before a 9-digit number, "sort" code, or else _BANK_CONTEXT
             words=(
                 *("routing", "aba", "rtn", "transit", "sort", "iban", "bank", "checking"),
@@ -642,12 +650,12 @@ FINDERS: tuple[tuple[str, Needs, Finder], ...] = (
         ),
         _bank_numbers,
     ),
-    (GOVERNMENT_ID, Needs(digit=True, marks=("-",)), _regex(_SSN)),
-    (GOVERNMENT_ID, Needs(digit=True), _regex(_NINO)),
+    (GOVERNMENT_ID, Needs(digits=9, marks=("-",)), _regex(_SSN)),
+    (GOVERNMENT_ID, Needs(digits=6), _regex(_NINO)),
     (
         GOVERNMENT_ID,
         Needs(
-            digit=True,  # _id_value wants 6 digits
+            digits=6,  # _id_value wants 6
             words=(  # every alternative of _ID_STRONG and _ID_WEAK holds one
                 *("ssn", "itin", "nino", "sin", "nhs", "medicare", "social", "national"),
                 *("tax", "aadhaar", "passport", "driv", "dl"),
@@ -655,7 +663,9 @@ FINDERS: tuple[tuple[str, Needs, Finder], ...] = (
         ),
         _stated_ids,
     ),
-    (GOVERNMENT_ID, Needs(digit=True), _national_ids),
+    # _ELEVEN has 11 digits; a NIR that stdnum accepts has 13 (15 characters, of which only
+    # the department may be 2A or 2B).
+    (GOVERNMENT_ID, Needs(digits=11), _national_ids),
 )
 
 
