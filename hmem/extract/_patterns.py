@@ -297,6 +297,11 @@ def _detector_scans() -> tuple[tuple[Needs, tuple[re.Pattern[str], ...]], ...]:
 
 
 _DETECTOR_SCANS = _detector_scans()
+# Every gated group needs one of its words or marks. A text holding none of any group's (most
+# prose) skips them all after one pass over this list, not one test per group.
+_OPEN_SCANS = tuple(group for group in _DETECTOR_SCANS if not (group[0].words or group[0].marks))
+_SOME_WORD = tuple(sorted({word for needs, _ in _DETECTOR_SCANS for word in needs.words}))
+_SOME_MARK = tuple(sorted({mark for needs, _ in _DETECTOR_SCANS for mark in needs.marks}))
 # A bare token with no key word near it: long, letters of both cases and digits, and the
 # Shannon entropy detect-secrets' Base64 detector calls high (4.5 bits per character).
 # hmem's own keys (hmem_<12 hex>_<43 url-safe>) are such tokens.
@@ -345,7 +350,13 @@ def _pem(text: str) -> Iterator[Span]:
 
 def _detected(text: str) -> Iterator[Span]:
     clues = Clues.of(text)
-    for needs, regexes in _DETECTOR_SCANS:
+    low = clues.lower
+    hint = (
+        low is None
+        or any(word in low for word in _SOME_WORD)
+        or any(mark in text for mark in _SOME_MARK)
+    )
+    for needs, regexes in _DETECTOR_SCANS if hint else _OPEN_SCANS:
         if not needs.met(clues):
             continue
         for regex in regexes:
