@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hmem.bench.data import load_beam, load_locomo
+from hmem.bench.policy_speed import policy_texts
 from hmem.errors import PolicyRefusal
 from hmem.extract._patterns import _DETECTORS, DETECTOR_NEEDS, FINDERS, Clues, pattern_key
 from hmem.extract.policy import (
@@ -83,21 +83,8 @@ def _digest(texts: list[str]) -> dict[str, Any]:
 
 def corpus_texts() -> dict[str, list[str]]:
     """LoCoMo turns, observations, questions and answers; BEAM messages and probes."""
-    locomo = [
-        text
-        for conversation in load_locomo(LOCOMO)
-        for session in conversation.sessions
-        for text in [t.text for t in session.turns] + [o.text for o in session.observations]
-    ] + [
-        text
-        for conversation in load_locomo(LOCOMO)
-        for q in conversation.questions
-        for text in (q.question, q.answer)
-    ]
-    beam = [m.text for chat in load_beam(BEAM) for m in chat.messages] + [
-        text for chat in load_beam(BEAM) for p in chat.probes for text in (p.question, p.answer)
-    ]
-    return {"locomo": locomo, "beam": beam}
+    texts = policy_texts(SHARED)
+    return {"locomo": texts["locomo"], "beam": texts["beam"]}
 
 
 # -- the adversarial set --------------------------------------------------------------------
