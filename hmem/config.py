@@ -144,7 +144,7 @@ class Config(BaseSettings):
         "filtered SEARCH; smaller ones the exact scan (measured crossover)",
     )
     search_filtered_overfetch: int = Field(
-        3,
+        2,
         ge=1,
         description="on Neo4j 2026.02+, the filtered SEARCH fetches this many of the user's "
         "nearest per wanted dense candidate, before the time filter (measured: "

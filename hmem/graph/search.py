@@ -59,6 +59,8 @@ __all__ = [
 DenseStrategy = Literal["auto", "exact", "index", "search", "none"]
 # hmem's optional Neo4j procedure for the exact scan (built by hmem.localdb.plugin).
 TOPK_PROCEDURE = "hmem.vector.topk"
+# Lucene hits asked at least, before the exact user_id check and the time filter.
+LEXICAL_FETCH = 300
 _FILTERED_RECHECK_S = 60.0
 TemporalMode = Literal["current", "history", "asof", "asof_history"]
 
@@ -182,7 +184,7 @@ class FactSearch:
         native_topk: bool | None = None,
         filtered_search: bool | None = None,
         search_min_facts: int = 5_000,
-        search_overfetch: int = 3,
+        search_overfetch: int = 2,
         search_overfetch_asof: int = 10,
         entity_max_facts: int = 2_000,
         entity_max_share: float = 0.5,
@@ -367,7 +369,6 @@ class FactSearch:
         k_dense: int,
         k_lexical: int,
         k_entity: int,
-        fetch_lexical: int,
     ) -> dict[str, Any]:
         return {
             "user_id": user_id,
@@ -383,8 +384,11 @@ class FactSearch:
             ),
             "lucene": user_lucene(user_id, lucene),
             "k_lexical": k_lexical,
-            # the index's best of this user, before the time filter keeps $k_lexical
-            "fetch_lexical": max(fetch_lexical, 3 * k_lexical),
+            # Lucene's best for this user's id phrase, before the exact user_id check and
+            # the time filter keep $k_lexical. Not fewer: the phrase is matched on words,
+            # so "ann" also finds the facts of "ann-lee", which may outrank all of ann's
+            # (test_search.py); a big user lost ~3 ms to it (docs/scaling.md).
+            "fetch_lexical": max(LEXICAL_FETCH, 3 * k_lexical),
             "entities": list(entity_grams),
             "k_entity": k_entity,
             "entity_max_facts": self.entity_max_facts,
@@ -412,7 +416,6 @@ class FactSearch:
         k_dense: int = 60,
         k_lexical: int = 60,
         k_entity: int = 60,
-        fetch_lexical: int = 300,
         strategy: DenseStrategy = "auto",
     ) -> Retrieved:
         """``candidates`` and ``expand`` of the best ``keep`` in ONE round trip
@@ -433,7 +436,7 @@ class FactSearch:
         dense = self._dense(user_id, vector, strategy)
         base = self._params(
             user_id, vector, lucene, entity_grams, mode, now, as_of, as_of_event,
-            k_dense, k_lexical, k_entity, fetch_lexical,
+            k_dense, k_lexical, k_entity,
         )  # fmt: skip
         w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker = weights
         window_from, window_to = window or (None, None)  # no window: no 'time' rows
@@ -481,7 +484,6 @@ class FactSearch:
         k_dense: int = 60,
         k_lexical: int = 60,
         k_entity: int = 60,
-        fetch_lexical: int = 300,
         strategy: DenseStrategy = "auto",
         fallback: bool = True,
     ) -> CandidateSet:
@@ -492,7 +494,7 @@ class FactSearch:
         dense = self._dense(user_id, vector, strategy)
         base = self._params(
             user_id, vector, lucene, entity_grams, mode, now, as_of, as_of_event,
-            k_dense, k_lexical, k_entity, fetch_lexical,
+            k_dense, k_lexical, k_entity,
         )  # fmt: skip
         rows, server_ms = self._query("search_candidates", dense=dense, **base)
         for row in rows:

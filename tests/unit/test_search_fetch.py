@@ -16,7 +16,7 @@ NOW = datetime(2026, 11, 1, tzinfo=UTC)
 def _fetch(search: FactSearch, mode: str, k_dense: int = 60) -> int:
     params = search._params(
         "user-1", [0.1] * 8, None, [], mode, NOW, None, None,  # type: ignore[arg-type]
-        k_dense, 30, 60, 300,
+        k_dense, 30, 60,
     )  # fmt: skip
     return int(params["fetch_search"])
 
@@ -24,11 +24,21 @@ def _fetch(search: FactSearch, mode: str, k_dense: int = 60) -> int:
 def test_fetch_is_k_dense_times_the_overfetch_and_more_for_asof() -> None:
     search = FactSearch(cast(Driver, object()), filtered_search=True)
     assert search.search_overfetch == Config.model_fields["search_filtered_overfetch"].default
-    assert _fetch(search, "current") == 60 * 3
-    assert _fetch(search, "history") == 60 * 3
+    assert _fetch(search, "current") == 60 * 2
+    assert _fetch(search, "history") == 60 * 2
     assert _fetch(search, "asof") == 60 * 10
     assert _fetch(search, "asof_history") == 60 * 10
     wide = FactSearch(cast(Driver, object()), filtered_search=True, search_overfetch=20)
     assert _fetch(wide, "asof") == 60 * 20  # never less than the current view's
     capped = FactSearch(cast(Driver, object()), filtered_search=True, index_max_fetch=100)
     assert _fetch(capped, "asof") == 100
+
+
+def test_lucene_is_asked_for_300_hits_or_three_per_lexical_candidate() -> None:
+    search = FactSearch(cast(Driver, object()), filtered_search=False)
+    for k_lexical, fetch in ((30, 300), (100, 300), (200, 600)):
+        params = search._params(
+            "user-1", None, None, [], "current", NOW, None, None,  # type: ignore[arg-type]
+            60, k_lexical, 60,
+        )  # fmt: skip
+        assert params["fetch_lexical"] == fetch
