@@ -139,6 +139,9 @@ class Needs:
     digits: int = 0  # at least this many \d
     words: tuple[str, ...] = ()  # one of these, as an IGNORECASE pattern compares letters
     marks: tuple[str, ...] = ()  # one of these exactly, for a case-sensitive literal
+    # A match of a looser pattern than the finder's (its value alone), with the same flags;
+    # tried last, as it scans the text where the parts above only look things up.
+    loose: re.Pattern[str] | None = None
 
     def met(self, clues: Clues) -> bool:
         # Plain loops: this runs ~50 times per text, and a generator costs more than the test.
@@ -151,12 +154,13 @@ class Needs:
                     break
             else:
                 return False
-        if not self.marks:
-            return True
-        for mark in self.marks:  # noqa: SIM110 (see above: no generator)
-            if mark in clues.text:
-                return True
-        return False
+        if self.marks:
+            for mark in self.marks:
+                if mark in clues.text:
+                    break
+            else:
+                return False
+        return self.loose is None or self.loose.search(clues.text) is not None
 
 
 ALWAYS = Needs()
@@ -237,7 +241,11 @@ def _regex_detectors() -> tuple[RegexBasedDetector, ...]:
 
 
 _DETECTORS = _regex_detectors()
-_KEY_WORDS = ("key", "pw", "pass", "token")  # (?:key|pwd|pw|password|pass|token), not optional
+# IBM's, Cloudant's and Softlayer's "<name> key = <value>" patterns (IGNORECASE) hold one of
+# (?:key|pwd|pw|password|pass|token), not optional, and a value of 24 to 64 characters out of
+# [a-zA-Z0-9_\-], [0-9a-f], [a-z] or [a-z0-9] (IBM COS: [a-f0-9]{48} after "secret...key").
+_KEY_WORDS = ("key", "pw", "pass", "token")
+_KEY_VALUE = re.compile(r"[a-z0-9_\-]{24}", re.IGNORECASE)
 # What every match of a detect-secrets pattern holds, read off detect-secrets 1.5.0's
 # patterns (the part quoted after each row). Keyed by the first 12 hex digits of the SHA-256
 # of the pattern's text: a pattern a later release changes is not found here and runs
@@ -250,8 +258,8 @@ DETECTOR_NEEDS: dict[str, Needs] = {
     "e6d3c4d065e0": Needs(words=("aws",)),  # AWS secret: (?i)aws.{0,20}?(?:key|...)
     "8e27b61d2248": Needs(marks=("AccountKey=",)),  # Azure storage
     "de1d18ad6f14": Needs(marks=("://",)),  # basic auth: ://user:password@
-    "32126e884ccf": Needs(words=_KEY_WORDS),  # Cloudant: (?:cloudant|cl|clou)...(?:key|...)
-    "aed550fbd128": Needs(words=_KEY_WORDS),  # Cloudant, the 24-letter form
+    "32126e884ccf": Needs(words=_KEY_WORDS, loose=_KEY_VALUE),  # Cloudant: ([0-9a-f]{64})
+    "aed550fbd128": Needs(words=_KEY_WORDS, loose=_KEY_VALUE),  # Cloudant: ([a-z]{24})
     "2fb7cf8120ae": Needs(marks=("://",)),  # Cloudant URL: (?:https?\:\/\/)
     "b9f8e5dbb58f": Needs(marks=("://",)),  # Cloudant URL, the 24-letter form
     "5deb36728575": Needs(marks=("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),  # GitHub
@@ -262,8 +270,8 @@ DETECTOR_NEEDS: dict[str, Needs] = {
     "6ad05d7bf454": Needs(marks=("glptt-",)),  # GitLab pipeline trigger token
     "8bbe670344ec": Needs(marks=("glagent-",)),  # GitLab agent token
     "ff5a7624cc3c": Needs(marks=("gloas-",)),  # GitLab OAuth secret
-    "655a58af3964": Needs(words=_KEY_WORDS),  # IBM Cloud IAM: (?:key|pwd|password|pass|token)
-    "8dc9ad5623b9": Needs(words=("secret",)),  # IBM COS HMAC: (?:secret[-_]?(?:access)?...)
+    "655a58af3964": Needs(words=_KEY_WORDS, loose=_KEY_VALUE),  # IBM Cloud IAM
+    "8dc9ad5623b9": Needs(words=("secret",), loose=_KEY_VALUE),  # IBM COS HMAC
     "39549fd323b5": Needs(marks=("eyJ",)),  # JWT
     "d5687e015476": Needs(marks=("-us",)),  # Mailchimp: [0-9a-z]{32}-us[0-9]{1,2}
     "f14156c56edf": Needs(marks=("_authToken=",)),  # npm: //host/:_authToken=
@@ -273,7 +281,7 @@ DETECTOR_NEEDS: dict[str, Needs] = {
     "11d94bdefe78": Needs(marks=("SG.",)),  # SendGrid
     "adfcb1893ca4": Needs(words=("xox",)),  # Slack token: (?i)xox(?:a|b|p|o|s|r)-
     "7c50d7d92a3d": Needs(marks=("://",)),  # Slack webhook: https://hooks.slack.com/...
-    "249a8762e082": Needs(words=_KEY_WORDS),  # Softlayer: (?:key|pwd|password|pass|token)
+    "249a8762e082": Needs(words=_KEY_WORDS, loose=_KEY_VALUE),  # Softlayer: ([a-z0-9]{64})
     "bf23d3bd436f": Needs(marks=("://",)),  # Softlayer URL: (?:http|https)://api.softlayer
     "ef73f5dac6f5": Needs(marks=("sq0csp-",)),  # Square OAuth
     "1e68da2ed787": Needs(marks=("k_live_",)),  # Stripe: (?:r|s)k_live_

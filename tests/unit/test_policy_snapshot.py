@@ -169,6 +169,13 @@ _VALUES = [
     "MIIEowIBAAKCAQEAx4UbaDzY5Lq8QbT9XqP0mN2cVb3kR7sJ1wE6yZ8uA5fH2gD\n"
     "-----END RSA PRIVATE KEY-----",
     "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
+    # detect-secrets' "<name> key = <value>" shapes (IBM, Cloudant, Softlayer)
+    'ibm_cloud_iam_api_key = "abcdefghijABCDEFGHIJ0123456789_-abcdefghijkl"',
+    "cloudant_password: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    "cloudant_apikey: abcdefghijklmnopqrstuvwx",
+    "softlayer_api_key=0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqr",
+    "cos_hmac_secret_access_key = 0123456789abcdef0123456789abcdef0123456789abcdef",
+    "IAM_TOKEN: ABCDEFGHIJabcdefghij0123456789ABCDEFGHIJabcd",
 ]
 _TEMPLATES = [
     "{v}",
