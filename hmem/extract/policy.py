@@ -198,10 +198,12 @@ def decide(message: Message) -> PolicyDecision:
 def _users_words(text: str, norm: str, findings: list[_Finding]) -> PolicyDecision:
     """The decision on a user's message, its secrets already found."""
     segments = _segments(text, findings)
-    if p.may_ask_not_to_remember(norm):
+    if not p.may_ask_not_to_remember(norm):  # the gate holds for every sentence of it
+        if not findings:  # most messages: every sentence is kept
+            return PolicyDecision(allowed_text=_joined(text, segments), redacted_text=text)
+        scopes: list[str | None] = [None] * len(segments)
+    else:
         scopes = [p.do_not_remember(norm[s:e]) for s, e in segments]
-    else:  # no sentence of it can ask (the gate holds for every part of the text)
-        scopes = [None] * len(segments)
     whole_message = "message" in scopes
     inside = _overlaps(findings)
     kept: list[tuple[int, int]] = []
@@ -220,14 +222,22 @@ def _users_words(text: str, norm: str, findings: list[_Finding]) -> PolicyDecisi
         else:
             kept.append((start, end))
     secrets = [(s, e, _marker(k)) for s, e, k in findings if (s, e, k) not in swallowed]
+    return PolicyDecision(
+        allowed_text=_joined(text, kept),
+        redacted_text=_replace(text, secrets + dropped),
+        refused=refused,
+    )
+
+
+def _joined(text: str, kept: list[tuple[int, int]]) -> str:
+    """The kept sentences, keeping the user's line structure: sentences of one line stay on
+    one line."""
     allowed = ""
     for i, (start, end) in enumerate(kept):
-        if i:  # keep the user's line structure; sentences of one line stay on one line
+        if i:
             allowed += "\n" if "\n" in text[kept[i - 1][1] : start] else " "
         allowed += text[start:end]
-    return PolicyDecision(
-        allowed_text=allowed, redacted_text=_replace(text, secrets + dropped), refused=refused
-    )
+    return allowed
 
 
 def apply_policy(messages: Sequence[Message]) -> PolicyResult:
