@@ -9,7 +9,9 @@ and a digest of the same outputs over the LoCoMo and BEAM texts when ``../shared
 beside the checkout (the data itself is never copied here).
 
 A rule changed on purpose changes the snapshot: regenerate it with
-``python -m tests.unit.test_policy_snapshot`` and review the diff of the JSON.
+``python -m tests.unit.test_policy_snapshot`` and review the diff of the JSON. The last two
+tests check the gates themselves (``_patterns``: a finder is skipped on a text that lacks what
+all its matches hold) against their finders and against detect-secrets' current patterns.
 """
 
 from __future__ import annotations
