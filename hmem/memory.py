@@ -586,7 +586,7 @@ class Memory:
         Memory's own writes are followed without this."""
         if isinstance(bookmarks, str) or not all(isinstance(b, str) for b in bookmarks):
             raise ValidationError("bookmarks must be a list of strings")
-        self._driver.execute_query_bookmark_manager.update_bookmarks([], list(bookmarks))
+        self.store.catch_up(list(bookmarks))
 
     def retry_job(self, job_id: str, *, user_id: str) -> Job:
         """Queue a failed session again (the model is asked again)."""

@@ -18,6 +18,7 @@ from neo4j import exceptions as neo
 from hmem.errors import ErasureInProgressError, HmemError, NotFoundError, UserErasedError
 from hmem.graph import catalog
 from hmem.graph._records import (
+    fulltext_lag,
     native,
     read_autocommit,
     run_statement,
@@ -228,7 +229,22 @@ class StoreBase:
         process's reads wait for (``Memory.catch_up``)."""
         with translate_errors(self._driver), self._session() as session:
             result = session.execute_write(work)
-            return result, sorted(session.last_bookmarks().raw_values)
+            bookmarks = sorted(session.last_bookmarks().raw_values)
+        fulltext_lag(self._driver).wrote()  # the next search waits for Lucene to hold it
+        return result, bookmarks
+
+    def catch_up(self, bookmarks: list[str]) -> None:
+        """Reads through this driver wait for ``bookmarks`` (another process's commits;
+        see ``Memory.catch_up``), and the next search for Lucene to hold them."""
+        self._driver.execute_query_bookmark_manager.update_bookmarks([], bookmarks)
+        fulltext_lag(self._driver).wrote()
+
+    def _settle_fulltext(self) -> None:
+        """Wait until the fulltext index holds this process's writes: an erasure is
+        not done while Lucene still holds the text."""
+        lag = fulltext_lag(self._driver)
+        lag.wrote()
+        lag.settle(self._driver, self._database)
 
     def _guard(
         self,

@@ -19,7 +19,16 @@ from hmem.errors import ConflictError, StoreUnavailableError, ValidationError
 from hmem.graph import catalog
 from hmem.models import Fact
 
-__all__ = ["Breaker", "breaker", "check_user_id", "native", "to_fact", "translate_errors"]
+__all__ = [
+    "Breaker",
+    "FulltextLag",
+    "breaker",
+    "check_user_id",
+    "fulltext_lag",
+    "native",
+    "to_fact",
+    "translate_errors",
+]
 
 MAX_USER_ID = 256
 
@@ -137,6 +146,59 @@ def translate_errors(driver: Driver) -> Iterator[None]:
     except neo.TransientError as exc:
         raise StoreUnavailableError(f"Neo4j reported a transient failure ({exc.code})") from exc
     guard.success()
+
+
+class FulltextLag:
+    """Read-your-writes over the eventually consistent fulltext index.
+
+    Lucene takes a commit's text in the background (schema_fact_fulltext.cypher), so a
+    commit no longer waits for it: ~10 ms later the text is searchable. A search through
+    a driver that wrote since the last wait first waits for the index to hold those
+    writes (one ``awaitEventuallyConsistentIndexRefresh`` call, ~1-15 ms); a search with
+    no write before it costs nothing. Writes count themselves after their commit
+    (``wrote``), so a wait that starts later covers them. Another process's writes are
+    visible ~10 ms after their commit, or at once after ``Memory.catch_up``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting = threading.Lock()  # one wait at a time; the others share it
+        self._written = 0  # commits counted so far
+        self._settled = 0  # commits a finished wait covers
+
+    def wrote(self) -> None:
+        """A transaction that may change indexed text (a fact created or erased) committed."""
+        with self._lock:
+            self._written += 1
+
+    def settle(self, driver: Driver, database: str) -> None:
+        """Before a search: wait until the index holds every write counted so far."""
+        with self._lock:
+            target = self._written
+            if self._settled >= target:
+                return
+        with self._waiting:
+            with self._lock:
+                if self._settled >= target:
+                    return  # another thread's wait covered it
+                covers = self._written
+            stmt = catalog.statement("schema_fulltext_refresh")
+            with translate_errors(driver):
+                read_autocommit(driver, database, lambda session: session.run(stmt.text).consume())
+            with self._lock:
+                self._settled = max(self._settled, covers)
+
+
+_lags: weakref.WeakKeyDictionary[Driver, FulltextLag] = weakref.WeakKeyDictionary()
+
+
+def fulltext_lag(driver: Driver) -> FulltextLag:
+    """The one ``FulltextLag`` of a driver: the store's writes and the searches that
+    share it, share it (like ``breaker``)."""
+    with _breakers_lock:
+        found = _lags.get(driver)
+        if found is None:
+            found = _lags[driver] = FulltextLag()
+        return found
 
 
 T = TypeVar("T")

@@ -24,7 +24,8 @@ __all__ = [
 VECTOR_INDEX = "fact_embedding"
 VECTOR_LABEL = "IndexedFact"  # the facts the vector index covers (schema_fact_vector.cypher)
 FULLTEXT_INDEX = "fact_text_user"
-FULLTEXT_ANALYZER = "english"  # schema_fact_fulltext.cypher's
+# schema_fact_fulltext.cypher's configuration: an index made otherwise is made again
+FULLTEXT_CONFIG = {"fulltext.analyzer": "english", "fulltext.eventually_consistent": True}
 
 SCHEMA_STATEMENTS = (
     "schema_user_unique",
@@ -114,20 +115,23 @@ def _check_dimension(row: dict[str, Any], dim: int) -> None:
         )
 
 
-def _fulltext_analyzer(driver: Driver, database: str) -> str | None:
-    """The analyzer of the fulltext index, None when absent or not yet known."""
+def _fulltext_outdated(driver: Driver, database: str) -> bool:
+    """Whether the fulltext index exists with another configuration than
+    ``FULLTEXT_CONFIG`` (False when absent or its options are not known yet)."""
     row = show_index(driver, database, FULLTEXT_INDEX)
     if row is None or row.get("options") is None:
-        return None
-    return str((row["options"].get("indexConfig") or {}).get("fulltext.analyzer"))
+        return False
+    config = row["options"].get("indexConfig") or {}
+    return any(config.get(key) != value for key, value in FULLTEXT_CONFIG.items())
 
 
 def apply_schema(driver: Driver, database: str, dim: int) -> bool:
     """Create every constraint and index hmem needs; safe to run at every start. A
-    fulltext index of an older hmem (another analyzer) is made again: until it is online
-    again, searches have no lexical candidates. So is a vector index of an older hmem
-    (over every fact): the users big enough for it are then filled into the new one
-    (``GraphStore.fill_vector_index``). Returns whether the vector index was made."""
+    fulltext index of an older hmem (another analyzer, or updated at commit) is made
+    again: until it is online again, searches have no lexical candidates. So is a
+    vector index of an older hmem (over every fact): the users big enough for it are
+    then filled into the new one (``GraphStore.fill_vector_index``). Returns whether
+    the vector index was made."""
     row = show_index(driver, database, VECTOR_INDEX)
     exists = row is not None
     if row is not None:
@@ -136,8 +140,7 @@ def apply_schema(driver: Driver, database: str, dim: int) -> bool:
         if row.get("labelsOrTypes") not in (None, [VECTOR_LABEL]):
             _run(driver, database, "schema_fact_vector_drop")
             exists = False
-    analyzer = _fulltext_analyzer(driver, database)
-    if analyzer is not None and analyzer != FULLTEXT_ANALYZER:
+    if _fulltext_outdated(driver, database):
         _run(driver, database, "schema_fact_fulltext_drop")
     for name in SCHEMA_STATEMENTS:
         _run(driver, database, name)

@@ -121,6 +121,7 @@ class UserData(StoreBase):
             return counts
 
         erased: dict[str, int] = self._write(user_id, work)
+        self._settle_fulltext()
         return erased
 
     def erase_user(self, user_id: str) -> dict[str, int]:
@@ -157,6 +158,7 @@ class UserData(StoreBase):
             for name in _ERASE_STATEMENTS:
                 stmt = catalog.statement(name)
                 session.run(stmt.text, stmt.bind({"user_id": user_id})).consume()
+        self._settle_fulltext()
         after = self.counts(user_id)
         if any(after.values()):
             raise ConflictError(f"erasure incomplete, still stored: {after}; run it again")

@@ -479,6 +479,55 @@ def test_an_older_fulltext_index_is_made_again_with_the_english_analyzer(
     assert _lexical_ids(emem, user_id, "Who bakes bread?") == {fid}
 
 
+def test_an_index_updated_at_commit_is_made_again_eventually_consistent(
+    emem: Memory, driver: Driver, config: Config, user_id: str
+) -> None:
+    """An older hmem's fact_text_user is updated inside every commit; init_schema makes
+    it again eventually consistent (the commit no longer waits for Lucene)."""
+    from hmem.graph.schema import FULLTEXT_INDEX, show_index
+    from hmem.models import FactDraft
+
+    [fid] = emem.remember_many(
+        [FactDraft(text="Ann baked two breads.", valid_from=NOW, known_from=NOW)],
+        user_id=user_id,
+    ).added
+    driver.execute_query(f"DROP INDEX {FULLTEXT_INDEX}")
+    driver.execute_query(
+        f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} FOR (f:Fact) ON EACH [f.text, f.user_id] "
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}"
+    )
+    emem.init_schema()
+    row = show_index(driver, config.neo4j_database, FULLTEXT_INDEX)
+    assert row is not None and row["state"] == "ONLINE"
+    assert row["options"]["indexConfig"]["fulltext.eventually_consistent"] is True
+    assert _lexical_ids(emem, user_id, "Who bakes bread?") == {fid}
+
+
+def test_a_search_reads_its_own_writes_through_the_lagging_fulltext_index(
+    emem: Memory, driver: Driver, config: Config, user_id: str
+) -> None:
+    """Lucene takes a commit's text ~10 ms later, in the background. A search right
+    after a write waits for it (once), so the write's words are found every time; an
+    erasure returns only when Lucene no longer holds the text."""
+    from hmem.models import FactDraft
+
+    for i in range(25):
+        word = f"zq{uuid.uuid4().hex[:10]}"
+        [fid] = emem.remember_many(
+            [FactDraft(text=f"Ann keeps the {word} jar {i}.", valid_from=NOW, known_from=NOW)],
+            user_id=user_id,
+        ).added
+        assert _lexical_ids(emem, user_id, f"Where is the {word}?") == {fid}, i
+        emem.erase(fid, user_id=user_id)
+        records, _, _ = driver.execute_query(
+            "CALL db.index.fulltext.queryNodes('fact_text_user', $q) YIELD node "
+            "RETURN count(node) AS n",
+            q=word,
+            database_=config.neo4j_database,
+        )
+        assert records[0]["n"] == 0, i
+
+
 def test_a_date_in_the_question_lifts_what_began_then(emem: Memory, user_id: str) -> None:
     """ "on October 13, 2023" names a span of time: the fact that began then gets the
     'time' signal on the server and in Python alike (one round trip: the server chose
