@@ -18,7 +18,7 @@ from neo4j import exceptions as neo
 from hmem.errors import ErasureInProgressError, HmemError, NotFoundError, UserErasedError
 from hmem.graph import catalog
 from hmem.graph._records import (
-    fulltext_lag,
+    FULLTEXT_LAG,
     native,
     read_autocommit,
     run_statement,
@@ -230,21 +230,20 @@ class StoreBase:
         with translate_errors(self._driver), self._session() as session:
             result = session.execute_write(work)
             bookmarks = sorted(session.last_bookmarks().raw_values)
-        fulltext_lag(self._driver).wrote()  # the next search waits for Lucene to hold it
+        FULLTEXT_LAG.wrote()  # the next search waits for Lucene to hold it
         return result, bookmarks
 
     def catch_up(self, bookmarks: list[str]) -> None:
         """Reads through this driver wait for ``bookmarks`` (another process's commits;
         see ``Memory.catch_up``), and the next search for Lucene to hold them."""
         self._driver.execute_query_bookmark_manager.update_bookmarks([], bookmarks)
-        fulltext_lag(self._driver).wrote()
+        FULLTEXT_LAG.wrote()
 
     def _settle_fulltext(self) -> None:
         """Wait until the fulltext index holds this process's writes: an erasure is
         not done while Lucene still holds the text."""
-        lag = fulltext_lag(self._driver)
-        lag.wrote()
-        lag.settle(self._driver, self._database)
+        FULLTEXT_LAG.wrote()
+        FULLTEXT_LAG.settle(self._driver, self._database)
 
     def _guard(
         self,

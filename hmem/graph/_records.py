@@ -20,11 +20,11 @@ from hmem.graph import catalog
 from hmem.models import Fact
 
 __all__ = [
+    "FULLTEXT_LAG",
     "Breaker",
     "FulltextLag",
     "breaker",
     "check_user_id",
-    "fulltext_lag",
     "native",
     "to_fact",
     "translate_errors",
@@ -152,8 +152,8 @@ class FulltextLag:
     """Read-your-writes over the eventually consistent fulltext index.
 
     Lucene takes a commit's text in the background (schema_fact_fulltext.cypher), so a
-    commit no longer waits for it: ~10 ms later the text is searchable. A search through
-    a driver that wrote since the last wait first waits for the index to hold those
+    commit no longer waits for it: ~10 ms later the text is searchable. A search in a
+    process that wrote since the last wait first waits for the index to hold those
     writes (one ``awaitEventuallyConsistentIndexRefresh`` call, ~1-15 ms); a search with
     no write before it costs nothing. Writes count themselves after their commit
     (``wrote``), so a wait that starts later covers them. Another process's writes are
@@ -188,17 +188,9 @@ class FulltextLag:
                 self._settled = max(self._settled, covers)
 
 
-_lags: weakref.WeakKeyDictionary[Driver, FulltextLag] = weakref.WeakKeyDictionary()
-
-
-def fulltext_lag(driver: Driver) -> FulltextLag:
-    """The one ``FulltextLag`` of a driver: the store's writes and the searches that
-    share it, share it (like ``breaker``)."""
-    with _breakers_lock:
-        found = _lags.get(driver)
-        if found is None:
-            found = _lags[driver] = FulltextLag()
-        return found
+# The process's one: every store and search shares it, whatever its driver, so a write
+# through one driver is waited for by a search through another.
+FULLTEXT_LAG = FulltextLag()
 
 
 T = TypeVar("T")

@@ -37,8 +37,8 @@ from neo4j import exceptions as neo
 
 from hmem.graph import catalog
 from hmem.graph._records import (
+    FULLTEXT_LAG,
     check_user_id,
-    fulltext_lag,
     native,
     read_autocommit,
     to_fact,
@@ -447,7 +447,7 @@ class FactSearch:
             seeds=seeds if w_session or w_adjacent else 0,
             window_from=window_from, window_to=window_to,
         )  # fmt: skip
-        fulltext_lag(self._driver).settle(self._driver, self._database)
+        FULLTEXT_LAG.settle(self._driver, self._database)
         [row], server_ms = self._read_autocommit("search_recall", dense=dense, **base)
         trips, used = 1, dense
         if (
@@ -498,7 +498,7 @@ class FactSearch:
             user_id, vector, lucene, entity_grams, mode, now, as_of, as_of_event,
             k_dense, k_lexical, k_entity,
         )  # fmt: skip
-        fulltext_lag(self._driver).settle(self._driver, self._database)
+        FULLTEXT_LAG.settle(self._driver, self._database)
         rows, server_ms = self._query("search_candidates", dense=dense, **base)
         for row in rows:
             if row["source"] == "size":
