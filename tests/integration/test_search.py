@@ -454,12 +454,18 @@ def test_the_name_or_an_alias_brings_the_entity_facts_once(emem: Memory, user_id
             assert [(c.id, c.score) for c in rows if c.source == "entity"] == want, grams
 
 
-def test_an_older_fulltext_index_is_made_again_with_the_english_analyzer(
-    emem: Memory, driver: Driver, config: Config, user_id: str
+@pytest.mark.parametrize(
+    "old_config",
+    ["{`fulltext.analyzer`: 'standard'}", "{`fulltext.analyzer`: 'english'}"],
+    ids=["standard-analyzer", "updated-at-commit"],
+)
+def test_an_older_fulltext_index_is_made_again(
+    emem: Memory, driver: Driver, config: Config, user_id: str, old_config: str
 ) -> None:
-    """A store of an older hmem has fact_text_user with Lucene's standard analyzer;
-    init_schema makes it again with the English one, which stems both sides: "bakes"
-    finds "baked", "bread" finds "breads"."""
+    """A store of an older hmem has fact_text_user with Lucene's standard analyzer, or
+    updated inside every commit; init_schema makes it again with the English analyzer
+    (which stems both sides: "bakes" finds "baked", "bread" finds "breads") and
+    eventually consistent (the commit no longer waits for Lucene)."""
     from hmem.graph.schema import FULLTEXT_INDEX, show_index
     from hmem.models import FactDraft
 
@@ -470,35 +476,12 @@ def test_an_older_fulltext_index_is_made_again_with_the_english_analyzer(
     driver.execute_query(f"DROP INDEX {FULLTEXT_INDEX}")
     driver.execute_query(
         f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} FOR (f:Fact) ON EACH [f.text, f.user_id] "
-        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard'}}"
+        f"OPTIONS {{indexConfig: {old_config}}}"
     )
     emem.init_schema()
     row = show_index(driver, config.neo4j_database, FULLTEXT_INDEX)
     assert row is not None and row["state"] == "ONLINE"
     assert row["options"]["indexConfig"]["fulltext.analyzer"] == "english"
-    assert _lexical_ids(emem, user_id, "Who bakes bread?") == {fid}
-
-
-def test_an_index_updated_at_commit_is_made_again_eventually_consistent(
-    emem: Memory, driver: Driver, config: Config, user_id: str
-) -> None:
-    """An older hmem's fact_text_user is updated inside every commit; init_schema makes
-    it again eventually consistent (the commit no longer waits for Lucene)."""
-    from hmem.graph.schema import FULLTEXT_INDEX, show_index
-    from hmem.models import FactDraft
-
-    [fid] = emem.remember_many(
-        [FactDraft(text="Ann baked two breads.", valid_from=NOW, known_from=NOW)],
-        user_id=user_id,
-    ).added
-    driver.execute_query(f"DROP INDEX {FULLTEXT_INDEX}")
-    driver.execute_query(
-        f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} FOR (f:Fact) ON EACH [f.text, f.user_id] "
-        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}"
-    )
-    emem.init_schema()
-    row = show_index(driver, config.neo4j_database, FULLTEXT_INDEX)
-    assert row is not None and row["state"] == "ONLINE"
     assert row["options"]["indexConfig"]["fulltext.eventually_consistent"] is True
     assert _lexical_ids(emem, user_id, "Who bakes bread?") == {fid}
 
