@@ -400,6 +400,12 @@ def bench_reliability(tries: int, clients: int, writes: int, out: str | None) ->
 @click.option("--no-latency", is_flag=True, help="skip recall latency at scale")
 @click.option("--latency-sizes", default="10000,100000,1000000", show_default=True)
 @click.option("--latency-queries", default=200, show_default=True)
+@click.option(
+    "--storage-facts",
+    default=6000,
+    show_default=True,
+    help="facts written for bytes per fact (hmem.bench.storage, own server; 0 skips)",
+)
 @click.option("--add-sessions", default=5, show_default=True, help="sessions to count calls on")
 @click.option("--max-questions", type=int, help="per conversation (a quick run)")
 @click.option("--graphiti-questions", default=40, show_default=True, help="per conversation")
@@ -413,6 +419,7 @@ def bench_run(
     no_latency: bool,
     latency_sizes: str,
     latency_queries: int,
+    storage_facts: int,
     add_sessions: int,
     max_questions: int | None,
     graphiti_questions: int,
@@ -432,6 +439,7 @@ def bench_run(
         latency=not no_latency,
         latency_sizes=latency_sizes,
         latency_queries=latency_queries,
+        storage_facts=storage_facts,
         add_sessions=add_sessions,
         max_questions=max_questions,
         graphiti_questions=graphiti_questions,

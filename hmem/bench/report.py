@@ -294,9 +294,14 @@ def write_report(results: dict[str, Any], out: Path, *, plots: bool = True) -> P
                     f"{_f(add.get('facts_per_s'), 0)} facts/s",
                 ]
             )
-        if sp.get("bytes_per_fact") is not None:
+        stored = sp.get("storage") or {}
+        if stored.get("bytes_per_fact") is not None:
             rows.append(
-                ["store bytes per fact (disk delta / facts added)", _f(sp["bytes_per_fact"], 0)]
+                [
+                    f"store bytes per fact ({stored['facts']:,} facts, `hmem.bench.storage`)",
+                    f"{stored['bytes_per_fact']:,.0f} B (and "
+                    f"{stored['tx_log_bytes_per_fact']:,.0f} B of transaction log, pruned)",
+                ]
             )
         mem = sp.get("neo4j_memory") or {}
         if mem.get("rss_bytes"):
@@ -310,6 +315,15 @@ def write_report(results: dict[str, Any], out: Path, *, plots: bool = True) -> P
                 ]
             )
         md.append(_table(["measure", "value"], rows) + "\n")
+        if stored.get("by_part_per_fact"):
+            by_part = sorted(stored["by_part_per_fact"].items(), key=lambda kv: -kv[1])
+            parts = ", ".join(f"{k} {v:,.0f}" for k, v in by_part if v >= 20)
+            rest = sum(v for _, v in by_part if v < 20)
+            md.append(
+                "Where a fact's bytes go (growth per fact of each store file and index over "
+                f"LoCoMo's observations written on a fresh server, 384-d vectors): {parts}, "
+                f"the rest {rest:,.0f}.\n"
+            )
         calls = sp.get("model_calls") or {}
         if calls:
             md.append("Model calls per ingested LoCoMo session, same fake model server:\n")

@@ -24,13 +24,14 @@ from typing import Any
 
 from hmem.bench import beam as beam_bench
 from hmem.bench import locomo as locomo_bench
-from hmem.bench import speed
+from hmem.bench import speed, storage
 from hmem.bench.data import load_beam, load_locomo
 from hmem.bench.embed_cache import CachedEmbedder
 from hmem.bench.fake_llm import FakeModelServer
 from hmem.bench.metrics import Ranked, Scores, evaluate
 from hmem.bench.report import write_report
 from hmem.config import Config
+from hmem.localdb import LocalNeo4j
 
 __all__ = ["RunOptions", "run"]
 
@@ -46,6 +47,7 @@ class RunOptions:
     latency: bool = True
     latency_sizes: str = "10000,100000,1000000"
     latency_queries: int = 200
+    storage_facts: int = 6000  # written by hmem.bench.storage on a server of its own; 0 skips
     add_sessions: int = 5
     graphiti_questions: int | None = 40  # per conversation: graphiti's search is slow here
     max_questions: int | None = None
@@ -189,14 +191,12 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
                 corpora[setting] = [
                     locomo_bench.build_corpus(c, setting, embedder) for c in conversations
                 ]
-            before = speed.store_bytes(memory._driver, config.neo4j_database, neo4j_home)
             total = sum(len(c.items) for cs in corpora.values() for c in cs)
             bar = _bar(total, "ingest LoCoMo")
             ingest_rows = [
                 locomo_bench.ingest(memory, c, bar.update) for cs in corpora.values() for c in cs
             ]
             bar.close()
-            after = speed.store_bytes(memory._driver, config.neo4j_database, neo4j_home)
             added = sum(r["added"] for r in ingest_rows)
             seconds = sum(r["seconds"] for r in ingest_rows)
             speed_out["locomo_ingest"] = {
@@ -205,14 +205,6 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
                 "facts_per_s": added / seconds if seconds else None,
                 "skipped_duplicates": sum(r["skipped"] for r in ingest_rows),
             }
-            speed_out["store_before"], speed_out["store_after"] = before, after
-            speed_out["bytes_per_fact"] = speed.bytes_per_fact(before, after)
-            speed_out["notes"].append(
-                "bytes per fact is the growth of the local server's store directory over the "
-                "LoCoMo ingest (after a checkpoint) divided by the facts it added: it includes "
-                "entities, edges, indexes (vector, fulltext), store preallocation and other "
-                "users' concurrent writes; 384-d float32 vectors alone are 1,536 bytes."
-            )
             settings_out: dict[str, dict[str, Any]] = {}
             ablation: dict[str, dict[str, Any]] = {}
             hmem_by_corpus: dict[str, list[list[Ranked]]] = {}
@@ -439,6 +431,33 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
     else:
         gaps.append("recall latency skipped (--no-latency).")
 
+    # -- bytes per fact (hmem.bench.storage: a fresh server of its own) ---------------------
+    # Not the growth of the database used above: Neo4j preallocates its store files, so a
+    # fresh store grows by nothing over the LoCoMo ingest and a used one by anything.
+    if not options.storage_facts:
+        gaps.append("bytes per fact skipped (--storage-facts 0).")
+    elif options.locomo is None or not options.locomo.is_file():
+        gaps.append("bytes per fact skipped: it writes LoCoMo's observations, not found.")
+    elif _port_in_use(STORAGE_PORT):
+        gaps.append(
+            f"bytes per fact skipped: port {STORAGE_PORT} (hmem.bench.storage's own Neo4j) is "
+            "in use by another run; run `python -m hmem.bench.storage` alone."
+        )
+    else:
+        print(
+            f"bytes per fact over {options.storage_facts:,} facts (hmem.bench.storage)",
+            file=sys.stderr,
+        )
+        server = LocalNeo4j(
+            Path(".hmem/neo4j-storage"), bolt_port=STORAGE_PORT, http_port=STORAGE_PORT + 1
+        )
+        try:
+            results["speed"]["storage"] = storage.measure(
+                server, options.locomo, options.storage_facts, config
+            )
+        finally:
+            server.stop()
+
     results["meta"]["wall_seconds"] = time.perf_counter() - began
     results["meta"]["options"] = {k: str(v) for k, v in asdict(options).items()}
     write_report(results, options.out)
@@ -446,6 +465,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
 
 
 LATENCY_PORT = 7727
+STORAGE_PORT = 7853
 
 
 def _stream(command: list[str], *, timeout: float) -> tuple[int, str]:

@@ -11,7 +11,6 @@ against the configured server, without the retrieval benchmarks::
 
 from __future__ import annotations
 
-import contextlib
 import tempfile
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ from hmem.bench.locomo import LocomoCorpus
 from hmem.bench.queries import query
 from hmem.models import Category, EntityRef, FactDraft
 
-__all__ = ["add_path", "direct_writes", "locomo_ingest", "main", "neo4j_memory", "store_bytes"]
+__all__ = ["add_path", "direct_writes", "locomo_ingest", "main", "neo4j_memory"]
 
 
 def direct_writes(
@@ -138,25 +137,6 @@ def add_path(
     }
 
 
-def _dir_bytes(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-
-
-def store_bytes(driver: Any, database: str, neo4j_home: Path) -> dict[str, Any]:
-    """Bytes on disk of the local server's database store (after a checkpoint), and the
-    number of nodes, relationships and facts in it."""
-    store = neo4j_home / "data" / "databases" / database
-    records, _, _ = driver.execute_query(query("store_counts"), database_=database)
-    counts = records[0].data() if records else {}
-    with contextlib.suppress(Exception):  # a checkpoint only makes the figure tighter
-        driver.execute_query("CALL db.checkpoint()", database_=database)
-    return {
-        "store_dir": str(store),
-        "bytes": _dir_bytes(store) if store.is_dir() else None,
-        **counts,
-    }
-
-
 def neo4j_memory(driver: Any, database: str, neo4j_home: Path) -> dict[str, Any]:
     """Heap in use (JMX, when the server allows it) and the server process's RSS."""
     out: dict[str, Any] = {}
@@ -182,13 +162,6 @@ def neo4j_memory(driver: Any, database: str, neo4j_home: Path) -> dict[str, Any]
         if "rss_bytes" in out:
             break
     return out
-
-
-def bytes_per_fact(before: dict[str, Any], after: dict[str, Any]) -> float | None:
-    if before.get("bytes") is None or after.get("bytes") is None:
-        return None
-    facts = int(after.get("facts", 0)) - int(before.get("facts", 0))
-    return (after["bytes"] - before["bytes"]) / facts if facts > 0 else None
 
 
 def locomo_ingest(memory: Any, corpora: list[LocomoCorpus], tick: Any = None) -> dict[str, Any]:

@@ -54,9 +54,9 @@ def _files(database_dir: Path, index_names: dict[str, str]) -> Counter[str]:
     return parts
 
 
-def _drafts(data: Path, facts: int, dim: int, seed: int = 7) -> list[tuple[str, FactDraft]]:
+def _drafts(locomo: Path, facts: int, dim: int, seed: int = 7) -> list[tuple[str, FactDraft]]:
     rng = np.random.default_rng(seed)
-    conversations = load_locomo(data / "locomo" / "locomo_dev.jsonl")
+    conversations = load_locomo(locomo)
     items = [
         (c, i) for c in conversations for i in build_items(c, SETTINGS[0])
     ]  # observations only: the facts an extractor would write
@@ -88,7 +88,9 @@ def _drafts(data: Path, facts: int, dim: int, seed: int = 7) -> list[tuple[str, 
     return out
 
 
-def measure(server: LocalNeo4j, data: Path, facts: int, config: Config) -> dict[str, Any]:
+def measure(server: LocalNeo4j, locomo: Path, facts: int, config: Config) -> dict[str, Any]:
+    """Bytes per fact of ``facts`` LoCoMo observations (``locomo``: its jsonl or the
+    original json) written on ``server``, whose data is wiped first."""
     server.stop()
     shutil.rmtree(server.home / "data", ignore_errors=True)
     server.start(timeout=300)
@@ -109,7 +111,7 @@ def measure(server: LocalNeo4j, data: Path, facts: int, config: Config) -> dict[
     before = _files(database_dir, index_names)
     server.start(timeout=300)
     by_user: dict[str, list[FactDraft]] = {}
-    for user, draft in _drafts(data, facts, settings.embedding_dim):
+    for user, draft in _drafts(locomo, facts, settings.embedding_dim):
         by_user.setdefault(user, []).append(draft)
     written = 0
     with Memory(settings) as memory:
@@ -153,7 +155,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     server = LocalNeo4j(Path(args.home), bolt_port=args.bolt_port, http_port=args.http_port)
     try:
-        out = measure(server, Path(args.data), args.facts, Config())
+        locomo = Path(args.data) / "locomo" / "locomo_dev.jsonl"
+        out = measure(server, locomo, args.facts, Config())
     finally:
         if not args.keep:
             server.stop()

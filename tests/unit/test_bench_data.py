@@ -171,3 +171,26 @@ def test_the_report_header_names_the_data_files(tmp_path: Path) -> None:
     assert "Dev splits" not in header
     write_report({"meta": {}}, tmp_path, plots=False)
     assert "Data files: not recorded" in (tmp_path / "report.md").read_text()
+
+
+def test_the_report_gives_bytes_per_fact_and_where_they_go(tmp_path: Path) -> None:
+    from hmem.bench.report import write_report
+
+    storage = {
+        "facts": 6000,
+        "bytes_per_fact": 4443.2,
+        "tx_log_bytes_per_fact": 3332.0,
+        "by_part_per_fact": {
+            "index fact_user (range-1.0)": 74.0,
+            "store propertystore.db.arrays": 3367.0,
+            "store counts.db": 8.0,
+            "index audit_user (range-1.0)": 8.0,
+        },
+    }
+    write_report({"meta": {}, "speed": {"storage": storage}}, tmp_path, plots=False)
+    report = (tmp_path / "report.md").read_text()
+    assert "| store bytes per fact (6,000 facts, `hmem.bench.storage`) | 4,443 B" in report
+    # largest first; parts under 20 bytes summed
+    assert "store propertystore.db.arrays 3,367, index fact_user (range-1.0) 74, the rest 16." in (
+        report
+    )
