@@ -438,9 +438,9 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
         gaps.append("bytes per fact skipped (--storage-facts 0).")
     elif options.locomo is None or not options.locomo.is_file():
         gaps.append("bytes per fact skipped: it writes LoCoMo's observations, not found.")
-    elif _port_in_use(STORAGE_PORT):
+    elif _port_in_use(storage.BOLT_PORT):
         gaps.append(
-            f"bytes per fact skipped: port {STORAGE_PORT} (hmem.bench.storage's own Neo4j) is "
+            f"bytes per fact skipped: port {storage.BOLT_PORT} (hmem.bench.storage's own Neo4j) is "
             "in use by another run; run `python -m hmem.bench.storage` alone."
         )
     else:
@@ -448,9 +448,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
             f"bytes per fact over {options.storage_facts:,} facts (hmem.bench.storage)",
             file=sys.stderr,
         )
-        server = LocalNeo4j(
-            Path(".hmem/neo4j-storage"), bolt_port=STORAGE_PORT, http_port=STORAGE_PORT + 1
-        )
+        server = LocalNeo4j(storage.HOME, bolt_port=storage.BOLT_PORT, http_port=storage.HTTP_PORT)
         try:
             results["speed"]["storage"] = storage.measure(
                 server, options.locomo, options.storage_facts, config
@@ -465,7 +463,6 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
 
 
 LATENCY_PORT = 7727
-STORAGE_PORT = 7853
 
 
 def _stream(command: list[str], *, timeout: float) -> tuple[int, str]:

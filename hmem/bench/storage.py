@@ -33,7 +33,12 @@ from hmem.localdb import LocalNeo4j
 from hmem.memory import Memory
 from hmem.models import EntityRef, FactDraft
 
-__all__ = ["main", "measure"]
+__all__ = ["BOLT_PORT", "HOME", "HTTP_PORT", "main", "measure"]
+
+# The server this benchmark starts (and wipes) unless told otherwise; hmem bench run uses it.
+HOME = Path(".hmem/neo4j-storage")
+BOLT_PORT = 7853
+HTTP_PORT = 7854
 
 
 def _files(database_dir: Path, index_names: dict[str, str]) -> Counter[str]:
@@ -148,9 +153,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m hmem.bench.storage", description=__doc__)
     parser.add_argument("--facts", type=int, default=20_000)
     parser.add_argument("--data", default="../shared/data")
-    parser.add_argument("--home", default=".hmem/neo4j-storage")
-    parser.add_argument("--bolt-port", type=int, default=7853)
-    parser.add_argument("--http-port", type=int, default=7854)
+    parser.add_argument("--home", default=str(HOME))
+    parser.add_argument("--bolt-port", type=int, default=BOLT_PORT)
+    parser.add_argument("--http-port", type=int, default=HTTP_PORT)
     parser.add_argument("--keep", action="store_true", help="leave the server running")
     args = parser.parse_args(argv)
     server = LocalNeo4j(Path(args.home), bolt_port=args.bolt_port, http_port=args.http_port)
