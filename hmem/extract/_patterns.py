@@ -59,7 +59,7 @@ DO_NOT_REMEMBER = "do_not_remember"
 KINDS = (CREDENTIAL, PAYMENT_CARD, BANK_ACCOUNT, GOVERNMENT_ID, DO_NOT_REMEMBER)
 
 Span = tuple[int, int]
-Finder = Callable[[str], Iterator[Span]]
+Finder = Callable[["Clues"], Iterator[Span]]  # a finder reads the text off its Clues
 _I = re.IGNORECASE
 
 _NORMALISE = str.maketrans(
@@ -351,14 +351,13 @@ _SECRET_WORD = re.compile(
 _CANDIDATE = re.compile(r"[A-Za-z0-9_\-+/.~][A-Za-z0-9_\-+/=.~]{19,}")
 
 
-def _pem(text: str) -> Iterator[Span]:
-    for m in _PEM.finditer(text):
+def _pem(clues: Clues) -> Iterator[Span]:
+    for m in _PEM.finditer(clues.text):
         yield m.span()
 
 
-def _detected(text: str) -> Iterator[Span]:
-    clues = Clues.of(text)
-    low = clues.lower
+def _detected(clues: Clues) -> Iterator[Span]:
+    text, low = clues.text, clues.lower
     hint = (
         low is None
         or any(word in low for word in _SOME_WORD)
@@ -377,7 +376,8 @@ def _detected(text: str) -> Iterator[Span]:
             yield m.span("v")
 
 
-def _bare_tokens(text: str) -> Iterator[Span]:
+def _bare_tokens(clues: Clues) -> Iterator[Span]:
+    text = clues.text
     for m in _BARE_TOKEN.finditer(text):
         value = m.group()
         mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
@@ -385,7 +385,8 @@ def _bare_tokens(text: str) -> Iterator[Span]:
             yield m.span()
 
 
-def _login_pairs(text: str) -> Iterator[Span]:
+def _login_pairs(clues: Clues) -> Iterator[Span]:
+    text = clues.text
     for m in _LOGIN_PAIR.finditer(text):
         value = m.group("value").rstrip(".,;!?)")
         if len(value) >= 4 and not value.isalpha():  # "login page / settings" is prose
@@ -393,14 +394,15 @@ def _login_pairs(text: str) -> Iterator[Span]:
 
 
 def _regex(pattern: re.Pattern[str]) -> Finder:
-    def find(text: str) -> Iterator[Span]:
-        for m in pattern.finditer(text):
+    def find(clues: Clues) -> Iterator[Span]:
+        for m in pattern.finditer(clues.text):
             yield m.span()
 
     return find
 
 
-def _passwords(text: str) -> Iterator[Span]:
+def _passwords(clues: Clues) -> Iterator[Span]:
+    text = clues.text
     for m in _PASSWORD.finditer(text):
         raw = m.group("value")
         value = raw.rstrip(".,;!?)")
@@ -429,7 +431,8 @@ def _describes(word: str, parts: int) -> bool:
     return word in _NOT_A_VALUE or parts == 2 or _ADJECTIVE.fullmatch(word) is not None
 
 
-def _keyed_random(text: str) -> Iterator[Span]:
+def _keyed_random(clues: Clues) -> Iterator[Span]:
+    text = clues.text
     candidates = list(_CANDIDATE.finditer(text))
     starts = [c.start() for c in candidates]
     for kw in _SECRET_WORD.finditer(text):
@@ -455,7 +458,8 @@ _CVV = re.compile(
 )
 
 
-def _cards(text: str) -> Iterator[Span]:
+def _cards(clues: Clues) -> Iterator[Span]:
+    text = clues.text
     for run in _DIGIT_RUN.finditer(text):
         groups = list(_DIGITS.finditer(text, run.start(), run.end()))
         # Longest prefix first: "4111 1111 1111 1111 12/27" still finds the card.
@@ -475,7 +479,8 @@ def _cards(text: str) -> Iterator[Span]:
                 break
 
 
-def _cvv(text: str) -> Iterator[Span]:
+def _cvv(clues: Clues) -> Iterator[Span]:
+    text = clues.text
     for m in _CVV.finditer(text):
         yield m.span("v")
 
@@ -503,7 +508,8 @@ _SORT_CODE = re.compile(
 _ACCOUNT_VALUE = re.compile(r"(?<![\d.,])\d(?:[\d -]*\d)?")
 
 
-def _ibans(text: str) -> Iterator[Span]:
+def _ibans(clues: Clues) -> Iterator[Span]:
+    text = clues.text
     for m in _IBAN_START.finditer(text):
         i, compact, ends = m.end(), m.group(), []
         while i < len(text) and len(compact) < 34:
@@ -527,7 +533,8 @@ def _near(pattern: re.Pattern[str], text: str, start: int, end: int, reach: int 
     return pattern.search(text, max(0, start - reach), min(len(text), end + reach)) is not None
 
 
-def _bank_numbers(text: str) -> Iterator[Span]:
+def _bank_numbers(clues: Clues) -> Iterator[Span]:
+    text = clues.text
     for m in _NINE.finditer(text):
         if aba_ok(m.group()) and _ROUTING_WORD.search(text, max(0, m.start() - 80), m.start()):
             yield m.span()
@@ -619,7 +626,8 @@ def _compact(value: str) -> str:
     return re.sub(r"[ .-]", "", value)
 
 
-def _national_ids(text: str) -> Iterator[Span]:
+def _national_ids(clues: Clues) -> Iterator[Span]:
+    text = clues.text
     for m in _NIR.finditer(text):
         if nir.is_valid(_compact(m.group())):
             yield m.span()
@@ -629,7 +637,8 @@ def _national_ids(text: str) -> Iterator[Span]:
             yield m.span()
 
 
-def _stated_ids(text: str) -> Iterator[Span]:
+def _stated_ids(clues: Clues) -> Iterator[Span]:
+    text = clues.text
     for m in _ID_KEYWORD.finditer(text):
         span = _id_value(text, m.end())
         if span is not None:
@@ -693,7 +702,7 @@ def find(text: str) -> Iterator[tuple[str, Span]]:
     clues = Clues.of(text)
     for kind, needs, finder in FINDERS:
         if needs.met(clues):
-            for span in finder(text):
+            for span in finder(clues):
                 yield kind, span
 
 
