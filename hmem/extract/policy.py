@@ -192,18 +192,26 @@ def decide(message: Message) -> PolicyDecision:
     if message.role != "user":
         redacted = _replace(text, [(s, e, _marker(k)) for s, e, k in findings])
         return PolicyDecision(allowed_text="", redacted_text=redacted, ignored_source=True)
-    return _users_words(text, norm, findings)
+    return _users_words(text, norm, where, findings)
 
 
-def _users_words(text: str, norm: str, findings: list[_Finding]) -> PolicyDecision:
-    """The decision on a user's message, its secrets already found."""
+def _users_words(
+    text: str, norm: str, where: list[int], findings: list[_Finding]
+) -> PolicyDecision:
+    """The decision on a user's message, its secrets already found (``where`` maps
+    ``norm`` back to ``text``)."""
     segments = _segments(text, findings)
     if not p.may_ask_not_to_remember(norm):  # the gate holds for every sentence of it
         if not findings:  # most messages: every sentence is kept
             return PolicyDecision(allowed_text=_joined(text, segments), redacted_text=text)
         scopes: list[str | None] = [None] * len(segments)
     else:
-        scopes = [p.do_not_remember(norm[s:e]) for s, e in segments]
+        # a sentence of the text is read in the normalised text, which an invisible or a
+        # folded character makes shorter or longer than the text before it
+        scopes = [
+            p.do_not_remember(norm[bisect_left(where, s) : bisect_left(where, e)])
+            for s, e in segments
+        ]
     whole_message = "message" in scopes
     inside = _overlaps(findings)
     kept: list[tuple[int, int]] = []
@@ -263,6 +271,6 @@ def require_allowed(text: str) -> None:
     findings = _found(norm, where)
     if not findings and not p.may_ask_not_to_remember(norm):
         return  # nothing to refuse: every sentence would be kept
-    decision = _users_words(text, norm, findings)
+    decision = _users_words(text, norm, where, findings)
     if decision.refused:
         raise PolicyRefusal(decision.refused[0])

@@ -378,6 +378,22 @@ def test_dont_remember_this_drops_the_rest_of_that_message_only() -> None:
     assert "window seats" in result.episode_text
 
 
+@pytest.mark.parametrize("before", ["\u200b" * 10, "\ufb01" * 5, "\u00ad\u00ad"])
+def test_a_request_is_heard_after_invisible_or_folded_characters(before: str) -> None:
+    """The sentences are cut in the text and read in its normalised form, which an
+    invisible character (dropped) or a ligature (two letters) makes shorter or longer."""
+    content = f"I{before} like tea. Don't remember this. I am moving to Oslo."
+    decision = decide(Message(role="user", content=content))
+    assert decision.allowed_text == ""
+    assert decision.refused == ["do_not_remember"] * 3
+    assert "Oslo" not in decision.redacted_text
+    sentence = decide(
+        Message(role="user", content=f"I{before} like tea. Forget that I said I was pregnant.")
+    )
+    assert sentence.allowed_text == f"I{before} like tea."
+    assert sentence.refused == ["do_not_remember"]
+
+
 def test_sentence_scoped_request_keeps_the_other_sentences() -> None:
     decision = decide(
         Message(role="user", content="Forget that I said I was pregnant. I adopted a cat.")
