@@ -115,13 +115,20 @@ class Config(BaseSettings):
         0.05, ge=0, description="added to replaced facts when a question is about the past"
     )
     search_inherit: float = Field(
-        0.9, ge=0, le=1, description="share of a replaced fact's score its successor inherits"
+        0.9,
+        ge=0,
+        le=1,
+        description=(
+            "a fact that began after a successor and scores this share of the replaced "
+            "fact's score is a newer value: the successor then inherits a damped share, "
+            "at most this one (otherwise the replaced fact's whole score)"
+        ),
     )
     search_inherit_floor: float = Field(
         0.6,
         ge=0,
         le=1,
-        description="the share inherited by a successor that does not match the question itself",
+        description="the damped share of a successor that does not match the question itself",
     )
     search_exact_max_facts: int = Field(
         20_000,

@@ -405,12 +405,14 @@ class Recall:
     ) -> None:
         """Current mode (and as_of, at that moment): a replaced fact that matches the
         question makes the fact that replaced it match ("where does Maya live?" ≈ "Maya
-        lives in London" → Paris).
-        The successor scores max(own, handed), where the share handed on grows with the
-        successor's own match (``ScoreWeights.handed``): a successor that only ends the
-        old situation ("Maya cancelled her gym membership") inherits less than one that
-        states the new one, so it does not outrank a newer fact that answers better.
-        Replaced facts are not hits."""
+        lives in London" → Paris): the successor takes the replaced fact's score.
+        Unless a standing hit that began after the successor answers about as well as
+        the replaced fact did (scores at least ``inherit`` of it): that is a newer
+        value, and the successor gets only a damped share (``ScoreWeights.handed``,
+        growing with its own match), so one that only ends the old situation ("Maya
+        cancelled her gym membership") does not outrank it ("Maya now goes
+        bouldering"). Replaced facts are not hits."""
+        standing = [(h.fact.valid_from, h.score) for h in hits.values() if in_view(h.fact)]
         for fid in [f for f, h in hits.items() if not in_view(by_id[f].fact)]:
             old = hits.pop(fid)
             for step in by_id[fid].newer:
@@ -433,6 +435,9 @@ class Recall:
                         successors=entry.newer if entry else [],
                     )
                 handed = weights.handed(old.score, held.score)
+                rival = weights.inherit * old.score
+                if not any(b > new.valid_from and sc >= rival for b, sc in standing):
+                    handed = old.score  # nothing newer answers better: the whole score
                 if handed > held.score:
                     parts = dict(held.parts)
                     parts["inherited"] = parts.get("inherited", 0.0) + handed - held.score

@@ -61,8 +61,10 @@ class ScoreWeights:
     recency: float = 0.0
     importance: float = 0.0
     history_boost: float = 0.05
-    inherit: float = 0.9  # share of a replaced fact's score its successor can inherit
-    inherit_floor: float = 0.6  # the share when the successor matches nothing itself
+    # A successor takes the replaced fact's whole score, unless a fact that began after
+    # it scores ``inherit`` of that (a newer value): then a damped share (``handed``).
+    inherit: float = 0.9
+    inherit_floor: float = 0.6  # the damped share when the successor matches nothing itself
     # The graph step: a share of the best first-pass score of the fact's episode
     # (session), and of a turn next to it (adjacent). See search_recall.cypher.
     session: float = 0.4
@@ -73,7 +75,8 @@ class ScoreWeights:
     session_ranks: int = 20
 
     def handed(self, replaced: float, own: float) -> float:
-        """What a successor inherits from the replaced fact's score: between
+        """What a successor inherits from the replaced fact's score when a newer fact
+        answers about as well (see the engine's current rule): between
         ``inherit_floor`` and ``inherit`` of it, by how close the successor's own score
         comes to the replaced one's (own / replaced, capped at 1)."""
         if replaced <= 0:

@@ -168,6 +168,29 @@ def write_story(mem: Memory, user: str) -> dict[str, str]:
         valid_from=at(2026, 5, 10),
         entities=["Maya", "Sam"],
     )
+    # A successor that states the new value, weaker on its own than an older fact on
+    # the same subject: it inherits the whole score, as no newer fact answers better.
+    one(
+        "sprint",
+        "The first sprint of Maya's portfolio website, the layout and navigation, is due "
+        "on 1 April 2026.",
+        entities=["Maya"],
+    )
+    one(
+        "trello",
+        "Maya tracks the fifteen tasks of the first sprint of her portfolio website, the "
+        "layout and navigation, on a Trello board.",
+        observed_at=at(2026, 2, 10),
+        valid_from=at(2026, 2, 10),
+        entities=["Maya", "Trello"],
+    )
+    one(
+        "extension",
+        "The deadline moved to 5 April 2026, to make time for accessibility fixes.",
+        observed_at=at(2026, 3, 12),
+        valid_from=at(2026, 3, 12),
+        supersedes=["sprint"],
+    )
     return ids
 
 
@@ -237,6 +260,9 @@ GOLDEN = [
     Q("Who is Maya dating?", "sam", absent=("leo",)),
     Q("Who was Maya dating before?", "leo", within=2, kind="history"),
     Q("Who is Maya dating?", "leo", absent=("sam", "breakup"), as_of_event=at(2026, 1, 1)),
+    # inheritance: a successor that states the new value outranks an older fact
+    Q("When is the first sprint of Maya's website due?", "extension", absent=("sprint",)),
+    Q("When was the first sprint due before?", "sprint", within=2, kind="history"),
     # steady facts
     Q("How does Maya take her coffee?", "coffee"),
     Q("Is Maya learning a language?", "french"),

@@ -10,16 +10,18 @@ import pytest
 
 from hmem.errors import NaiveDatetimeError, ValidationError
 from hmem.graph.search import Candidate, CandidateSet, ExpandedFact, FactSearch, Retrieved
-from hmem.models import HistoryStep
+from hmem.models import Fact, HistoryStep
 from hmem.recall import Recall
-from tests.unit.test_recall_scoring_and_context import LINK, LONDON, NOW, PARIS, fact
+from tests.unit.test_recall_scoring_and_context import LINK, LONDON, NOW, PARIS, day, fact
 
 VEG = fact("veg", "Maya is vegetarian.")
 
 
 class FakeSearch(FactSearch):
-    def __init__(self) -> None:
+    def __init__(self, *others: tuple[Fact, float]) -> None:
+        """``others``: more standing facts, each with its dense candidate score."""
         super().__init__(driver=None, database="neo4j")  # type: ignore[arg-type]
+        self.others = others
         self.calls: list[dict[str, Any]] = []
         self.touched: list[str] = []
         self.retrieve_calls = 0
@@ -30,6 +32,7 @@ class FakeSearch(FactSearch):
             Candidate("london", "dense", 0.9),
             Candidate("veg", "dense", 0.8),
             Candidate("paris", "dense", 0.8),
+            *(Candidate(f.id, "dense", score) for f, score in self.others),
         ]
         if kw["mode"] == "asof":
             rows = [r for r in rows if r.id != "paris"]
@@ -50,6 +53,7 @@ class FakeSearch(FactSearch):
             "london": ExpandedFact(LONDON, newer=[HistoryStep(fact=PARIS, link=LINK)]),
             "paris": ExpandedFact(PARIS, older=[HistoryStep(fact=LONDON, link=LINK)]),
             "veg": ExpandedFact(VEG),
+            **{f.id: ExpandedFact(f) for f, _ in self.others},
         }
         return [table[i] for i in ids], 1.0
 
@@ -67,12 +71,42 @@ def test_current_question_ranks_the_successor_with_the_replaced_facts_relevance(
     assert ids == ["paris", "veg"]  # ...but only hand their score on
     paris = result.hits[0]
     assert paris.promoted_by == "london"
-    # London 0.7 × 0.8 = 0.56, Paris's own 0.7 × 0.6 = 0.42: it matches 0.75 of London,
-    # so it inherits 0.6 + 0.3 × 0.75 = 0.825 of London's score.
-    assert paris.score == pytest.approx(0.56 * (0.6 + 0.3 * 0.75))
-    assert paris.parts["inherited"] > 0
+    # Nothing that began after Paris answers as well: it takes London's whole score,
+    # 0.7 × 0.8 = 0.56 (its own is 0.7 × 0.6 = 0.42).
+    assert paris.score == pytest.approx(0.56)
+    assert paris.parts["inherited"] == pytest.approx(0.56 - 0.42)
     assert [p.fact.id for p in paris.predecessors] == ["london"]
     assert "before: Maya lives in London" in result.context
+
+
+LYON = fact("lyon", "Maya has been living in Lyon since April.", valid_from=day(2026, 4, 1))
+OLDER = fact("older", "Maya visits Lyon every spring.", valid_from=day(2024, 4, 1))
+
+
+def test_a_newer_fact_that_answers_as_well_keeps_the_successor_to_a_damped_share() -> None:
+    # Lyon (began after Paris) scores 0.7 × 0.76 = 0.532, at least 0.9 of London's
+    # 0.56: a newer value. Paris matches 0.75 of London, so it gets 0.6 + 0.3 × 0.75 of
+    # it and stays below Lyon.
+    result = Recall(FakeSearch((LYON, 0.88))).search(
+        "Where does Maya live?", user_id="u", now=NOW, vector=[1.0]
+    )
+    assert [h.fact.id for h in result.hits[:2]] == ["lyon", "paris"]
+    assert result.hits[1].score == pytest.approx(0.56 * (0.6 + 0.3 * 0.75))
+
+
+@pytest.mark.parametrize(
+    ("other", "score"),
+    [(LYON, 0.85), (OLDER, 0.88)],
+    ids=["newer but answers less well", "answers as well but older"],
+)
+def test_only_a_newer_fact_that_answers_as_well_damps_the_successor(
+    other: Fact, score: float
+) -> None:
+    result = Recall(FakeSearch((other, score))).search(
+        "Where does Maya live?", user_id="u", now=NOW, vector=[1.0]
+    )
+    assert result.hits[0].fact.id == "paris"
+    assert result.hits[0].score == pytest.approx(0.56)
 
 
 def test_past_question_ranks_the_replaced_fact_first_with_its_pointer() -> None:
