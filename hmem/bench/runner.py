@@ -321,7 +321,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
             else:
                 gaps.append("Memory.add is not available: no add() throughput or model-call count.")
             print("direct writes", file=sys.stderr)
-            speed_out["direct_writes"] = speed.direct_writes(memory, corpora["full"][0])
+            speed_out["direct_writes"] = speed.direct_writes(memory, corpora["full"])
 
         # -- BEAM -----------------------------------------------------------------------
         if options.beam is not None and options.beam.is_file():
