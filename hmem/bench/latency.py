@@ -581,9 +581,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="dense strategies for the big users, comma-separated: auto (what the read "
         "path picks), exact, index, search",
     )
-    parser.add_argument("--search-min", type=int, default=5_000, help="search_min_facts")
+    # The read path's own settings by default, so the bench measures what users run.
+    defaults = Config.model_fields
     parser.add_argument(
-        "--search-overfetch", type=int, default=3, help="search_overfetch (the read path's: 3)"
+        "--search-min",
+        type=int,
+        default=defaults["search_filtered_min_facts"].default,
+        help="search_min_facts (default: Config's search_filtered_min_facts)",
+    )
+    parser.add_argument(
+        "--search-overfetch",
+        type=int,
+        default=defaults["search_filtered_overfetch"].default,
+        help="search_overfetch (default: Config's search_filtered_overfetch)",
     )
     parser.add_argument("--heap", default="4g")
     parser.add_argument("--pagecache", default="8g")
@@ -591,7 +601,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--queries", type=int, default=1_000)
     parser.add_argument("--k", type=int, default=30)
-    parser.add_argument("--exact-max", type=int, default=20_000)
+    parser.add_argument("--exact-max", type=int, default=defaults["search_exact_max_facts"].default)
     parser.add_argument(
         "--fresh",
         action="store_true",
