@@ -119,9 +119,8 @@ class Config(BaseSettings):
         ge=0,
         le=1,
         description=(
-            "a fact that began after a successor and scores this share of the replaced "
-            "fact's score is a newer value: the successor then inherits a damped share, "
-            "at most this one (otherwise the replaced fact's whole score)"
+            "the most a successor inherits of a replaced fact's score when a newer fact "
+            "answers about as well (otherwise it takes the whole score)"
         ),
     )
     search_inherit_floor: float = Field(

@@ -407,7 +407,7 @@ class Recall:
         question makes the fact that replaced it match ("where does Maya live?" ≈ "Maya
         lives in London" → Paris): the successor takes the replaced fact's score.
         Unless a standing hit that began after the successor answers about as well as
-        the replaced fact did (scores at least ``inherit`` of it): that is a newer
+        the replaced fact did (scores at least ``rival`` of it): that is a newer
         value, and the successor gets only a damped share (``ScoreWeights.handed``,
         growing with its own match), so one that only ends the old situation ("Maya
         cancelled her gym membership") does not outrank it ("Maya now goes
@@ -435,7 +435,7 @@ class Recall:
                         successors=entry.newer if entry else [],
                     )
                 handed = weights.handed(old.score, held.score)
-                rival = weights.inherit * old.score
+                rival = weights.rival * old.score
                 if not any(b > new.valid_from and sc >= rival for b, sc in standing):
                     handed = old.score  # nothing newer answers better: the whole score
                 if handed > held.score:
