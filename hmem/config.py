@@ -123,6 +123,13 @@ class Config(BaseSettings):
             "answers about as well (otherwise it takes the whole score)"
         ),
     )
+    search_inherit_rival: float = Field(
+        0.85,
+        ge=0,
+        le=1,
+        description="a fact that began after a successor and scores this share of the "
+        "replaced fact's score is a newer value: the successor then inherits a damped share",
+    )
     search_inherit_floor: float = Field(
         0.6,
         ge=0,

@@ -164,6 +164,7 @@ class Memory:
                 importance=self.config.search_w_importance,
                 history_boost=self.config.search_history_boost,
                 inherit=self.config.search_inherit,
+                rival=self.config.search_inherit_rival,
                 inherit_floor=min(self.config.search_inherit_floor, self.config.search_inherit),
             ),
             embedder=self.embedder,

@@ -434,10 +434,9 @@ class Recall:
                         else [HistoryStep(fact=old.fact, link=step.link)],
                         successors=entry.newer if entry else [],
                     )
-                handed = weights.handed(old.score, held.score)
-                rival = weights.rival * old.score
-                if not any(b > new.valid_from and sc >= rival for b, sc in standing):
-                    handed = old.score  # nothing newer answers better: the whole score
+                bar = weights.rival * old.score
+                newer_value = any(b > new.valid_from and sc >= bar for b, sc in standing)
+                handed = weights.handed(old.score, held.score) if newer_value else old.score
                 if handed > held.score:
                     parts = dict(held.parts)
                     parts["inherited"] = parts.get("inherited", 0.0) + handed - held.score

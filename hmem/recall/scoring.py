@@ -62,12 +62,11 @@ class ScoreWeights:
     importance: float = 0.0
     history_boost: float = 0.05
     # A successor takes the replaced fact's whole score, unless a fact that began after
-    # it scores ``rival`` of that (a newer value): then a damped share (``handed``).
-    inherit: float = 0.9
-    # A fact that began after the successor and scores this share of the replaced
-    # fact's is a newer value (between the golden set's ~0.9 and a nearby subject's ~0.8).
+    # it scores ``rival`` of that (a newer value): then a damped share (``handed``),
+    # from ``inherit_floor`` (it matches nothing itself) to ``inherit``.
     rival: float = 0.85
-    inherit_floor: float = 0.6  # the damped share when the successor matches nothing itself
+    inherit: float = 0.9
+    inherit_floor: float = 0.6
     # The graph step: a share of the best first-pass score of the fact's episode
     # (session), and of a turn next to it (adjacent). See search_recall.cypher.
     session: float = 0.4
