@@ -27,7 +27,7 @@ from hmem.errors import (
     TextTooLongError,
     ValidationError,
 )
-from hmem.graph._base import VECTOR_SET_PROCEDURE, new_id
+from hmem.graph._base import VECTOR_SET_PROCEDURE, new_id, user_ref
 from hmem.graph._records import check_user_id, native, to_fact, unpacked
 from hmem.graph.imported import ImportData
 from hmem.graph.userdata import UserData
@@ -183,20 +183,20 @@ class GraphStore(UserData, ImportData):
         checked: dict[str, Any] = {}
 
         def work(tx: ManagedTransaction, bytes_only: bool) -> WriteResult:
-            # The erasure guard and write_check's reads: one round trip.
-            check = self._guard(
-                tx,
-                user_id,
-                accepted,
-                "write_check",
-                hashes=[r["hash"] for r in rows],
-                ids=[r["id"] for r in rows] + target_ids,
-                count_cap=self.vector_index_min_facts + 1,
-            )
-            checked.update(check)
+            check = None
+            if target_ids:  # the targets' windows decide the closes: read them first
+                check = self._guard(
+                    tx,
+                    user_id,
+                    accepted,
+                    "write_check",
+                    hashes=[r["hash"] for r in rows],
+                    ids=[r["id"] for r in rows] + target_ids,
+                )
             return self._write_tx(
                 tx,
                 user_id,
+                accepted,
                 check,
                 target_ids,
                 rows,
@@ -206,6 +206,7 @@ class GraphStore(UserData, ImportData):
                 episode,
                 merges,
                 bytes_only,
+                checked,
             )
 
         result, bookmarks = self._with_plugin(
@@ -218,7 +219,8 @@ class GraphStore(UserData, ImportData):
         self,
         tx: ManagedTransaction,
         user_id: str,
-        check: dict[str, Any],
+        accepted: datetime,
+        check: dict[str, Any] | None,
         target_ids: list[str],
         rows: list[dict[str, Any]],
         skipped: int,
@@ -227,23 +229,28 @@ class GraphStore(UserData, ImportData):
         episode: EpisodeDraft | None,
         merges: list[str],
         bytes_only: bool,
+        checked: dict[str, Any],
     ) -> WriteResult:
-        """After ``check`` (``write_check``'s row: the guard and what the write depends
-        on), one round trip: ``write_apply`` makes every change."""
-        existing = set(check["open_hashes"])
-        found = {f["id"]: native(f) for f in check["found"]}
-        fresh = []
-        for row in rows:
-            if row["hash"] in existing:
-                skipped += 1
-            elif row["id"] in found:
-                raise ConflictError(f"a fact with id {row['id']!r} already exists")
-            else:
-                fresh.append(row)
-        for tid in target_ids:
-            if tid not in found:
-                raise NotFoundError(f"no fact {tid!r} for this user")
-        targets = found
+        """One round trip: ``write_apply`` makes every change, behind the erasure guard.
+        A write with targets ran ``write_check`` first (``check``: the guard and what the
+        write depends on); one without leaves the open-text and id checks to
+        ``write_apply``. ``checked`` gets the user's vector-index state."""
+        fresh = rows
+        targets: dict[str, dict[str, Any]] = {}
+        if check is not None:
+            existing = set(check["open_hashes"])
+            targets = {f["id"]: native(f) for f in check["found"]}
+            fresh = []
+            for row in rows:
+                if row["hash"] in existing:
+                    skipped += 1
+                elif row["id"] in targets:
+                    raise ConflictError(f"a fact with id {row['id']!r} already exists")
+                else:
+                    fresh.append(row)
+            for tid in target_ids:
+                if tid not in targets:
+                    raise NotFoundError(f"no fact {tid!r} for this user")
 
         links: list[dict[str, Any]] = []
         closes: dict[str, dict[str, Any]] = {}
@@ -282,7 +289,7 @@ class GraphStore(UserData, ImportData):
             for kind, ids in (("relates", r["draft"].relates), ("conflicts", r["draft"].conflicts))
             for t in ids
         ]
-        added = [r["id"] for r in fresh]
+        new = [r["id"] for r in fresh]
         episodes = []
         turns = {r["id"]: r["draft"].turn for r in fresh}
         if episode is not None:
@@ -293,22 +300,21 @@ class GraphStore(UserData, ImportData):
                     "observed_at": episode.observed_at,
                     "text": episode.text,
                     "redactions": list(episode.redactions),
-                    "links": [{"id": fid, "turn": turns.get(fid)} for fid in added + merges],
+                    "links": [{"id": fid, "turn": turns.get(fid)} for fid in new + merges],
                 }
             )
-        audit = (
-            [self._audit_row("write", added + sorted(closes) + merges, {"observed_at": observed})]
-            if added or merges
-            else []
-        )
+        # write_apply puts the ids it wrote first, and writes no event if it wrote nothing
+        audit = [self._audit_row("write", sorted(closes) + merges, {"observed_at": observed})]
         times: dict[datetime, int] = {}  # each distinct instant sent once
         facts = [_fact_row(r, times, bytes_only=bytes_only) for r in fresh]
-        [done] = self._run(
+        done = self._run(
             tx,
             "write_apply",
             native=bytes_only,
             user_id=user_id,
-            indexed=check["vector_index"] is not None,
+            user_ref=user_ref(user_id),
+            accepted=accepted,
+            count_cap=self.vector_index_min_facts + 1,
             now=ingested,
             times=list(times),
             facts=facts,
@@ -319,7 +325,17 @@ class GraphStore(UserData, ImportData):
             episodes=episodes,
             audit=audit,
         )
-        if done["closed"] != len(closes):
+        if not done:  # the guard refused the write: it says why
+            self._guard(tx, user_id, accepted)
+            raise ConflictError("the write was refused by the erasure guard; retry")
+        [row] = done
+        if row["clashes"]:
+            raise ConflictError(f"a fact with id {row['clashes'][0]!r} already exists")
+        checked.update(vector_index=row["vector_index"], facts=row["facts"])
+        written = set(row["created"])
+        added = [fid for fid in new if fid in written]
+        skipped += len(new) - len(added)
+        if row["closed"] != len(closes):
             raise ConflictError("a superseded fact was closed concurrently; retry")
         return WriteResult(
             added=added,

@@ -1,5 +1,6 @@
-// The erasure guard, the start of every write transaction (user_guard.cypher, and
-// write_check.cypher, which reads what a write depends on in the same round trip).
+// The erasure guard, the start of every write transaction (user_guard.cypher; for
+// GraphStore.write, write_apply.cypher, which makes the changes in the same round trip,
+// or write_check.cypher, which first reads the stored facts a write names).
 // Writing the user's root takes its lock until commit, so a write and an erasure
 // (user_erase_begin writes the same node) never interleave; the user's erasure
 // markers then say whether this write may land. vector_index: whether this user's

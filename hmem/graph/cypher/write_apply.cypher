@@ -1,22 +1,45 @@
-// params: user_id, indexed, now, times, facts, links, closes, pairs, merges, episodes, audit
-// Second and last statement of a write transaction (store.GraphStore.write): every
-// change of one write in one round trip. Each CALL block takes one list and is a no-op
-// for an empty one; they run in order, so the links see the facts created above them.
+// params: user_id, user_ref, accepted, count_cap, now, times, facts, links, closes, pairs, merges, episodes, audit
+// The last statement of a write transaction (store.GraphStore.write), and for a write
+// that names no stored fact (no supersedes, relates, conflicts or corroborations: most
+// writes) the only one: every change of one write in one round trip.
+// It starts with the erasure guard (_guard.cypher: the user's lock, then the erasure
+// markers; a write with targets ran it already in write_check.cypher, and taking the
+// lock again in the same transaction costs nothing). A write the guard refuses changes
+// nothing and returns no row: the caller asks user_guard.cypher why. Then, as in
+// write_check.cypher, how many facts the user has until they are all in the vector index.
+// Each CALL block takes one list and is a no-op for an empty one; they run in order, so
+// the links see the facts created above them.
+// A new fact whose text (hash) is an open fact of this user already is skipped; one whose
+// id is a stored fact's is not written and comes back in `clashes` (the caller rolls
+// the transaction back: ConflictError). `created` are the ids written, which the episode's
+// links and the audit event name.
 // x.embedding is stored as float32 by setNodeVectorProperty (half the bytes of a plain
 // SET of a float list); x.packed is the same vector as float32 little-endian bytes, which
 // hmem's procedure reads (hmem.localdb.plugin). With hmem's plugin (the //native text)
 // the vector is sent only as those bytes and hmem.vector.set stores the same float array
 // from them: a float list parameter costs the server an object per value to unpack.
 // New facts have no MENTIONS yet: CREATE (the caller sends each fact's entities once
-// per canonical name). The user's root
-// exists: the erasure guard (user_guard.cypher) merged it first, in this transaction.
-// $indexed: the user's facts go into the vector index (user_vector_index_fill.cypher):
+// per canonical name).
+// indexed: the user's facts go into the vector index (user_vector_index_fill.cypher):
 // new ones are labelled IndexedFact, the label the index covers. A smaller user's are
 // not: they are searched by the exact scan, and their commit skips the index's update.
 // A fact's times are positions in $times (each distinct instant sent once: the driver
 // spends ~0.1 ms converting each datetime it sends); $times[null] is null.
+//include guard
+WITH vector_index, vector_index IS NOT NULL AS indexed, erased_at, erasing
+WHERE NOT erasing AND (erased_at IS NULL OR erased_at < $accepted)
+//include facts_until_indexed
 CALL () {
+  // new facts whose id a stored fact has (and whose text is not an open fact's)
   UNWIND $facts AS x
+  MATCH (:Fact {user_id: $user_id, id: x.id})
+  WHERE NOT EXISTS { MATCH (o:Fact {user_id: $user_id, hash: x.hash}) WHERE o.known_to IS NULL }
+  RETURN collect(x.id) AS clashes
+}
+CALL (indexed, clashes) {
+  UNWIND CASE WHEN clashes = [] THEN $facts ELSE [] END AS x
+  WITH indexed, x
+  WHERE NOT EXISTS { MATCH (o:Fact {user_id: $user_id, hash: x.hash}) WHERE o.known_to IS NULL }
   CREATE (f:Fact {
     user_id: $user_id, id: x.id, text: x.text, category: x.category,
     importance: x.importance, hash: x.hash,
@@ -25,7 +48,7 @@ CALL () {
     ingested_at: $now, last_used_at: null,
     corroborations: 1, source: x.source, speaker: x.speaker
   })
-  FOREACH (_ IN CASE WHEN $indexed THEN [1] ELSE [] END | SET f:IndexedFact)
+  FOREACH (_ IN CASE WHEN indexed THEN [1] ELSE [] END | SET f:IndexedFact)
   WITH f, x
   CALL (f, x) {
 //plain begin
@@ -44,7 +67,7 @@ CALL () {
       ON MATCH SET e.aliases = e.aliases + [a IN m.aliases WHERE NOT a IN e.aliases]
     CREATE (f)-[:MENTIONS]->(e)
   }
-  RETURN count(f) AS created
+  RETURN collect(f.id) AS created
 }
 CALL () {
   // new -[:SUPERSEDES]-> old
@@ -81,14 +104,15 @@ CALL () {
   SET f.corroborations = f.corroborations + 1
   RETURN count(f) AS corroborated
 }
-CALL () {
-  // zero or one episode, and the facts that came from it
+CALL (created) {
+  // zero or one episode, and the facts that came from it (written now, or corroborated)
   UNWIND $episodes AS x
   MERGE (ep:Episode {user_id: $user_id, id: x.id})
     ON CREATE SET ep.session_id = x.session_id, ep.observed_at = x.observed_at,
                   ep.text = x.text, ep.redactions = x.redactions
   WITH ep, x
   UNWIND x.links AS link
+  WITH ep, link WHERE link.id IN created OR link.id IN $merges
   MATCH (f:Fact {user_id: $user_id, id: link.id})
   MERGE (f)-[r:FROM]->(ep)
   // turn: the fact's position in the conversation (FactDraft.turn), so "the turn
@@ -96,11 +120,14 @@ CALL () {
   SET r.turn = coalesce(link.turn, r.turn)
   RETURN count(*) AS sourced
 }
-CALL () {
-  // The audit names operations and ids, never memory text.
+CALL (created) {
+  // The audit names operations and ids, never memory text: the facts written, then
+  // a.fact_ids (the ones closed and corroborated); no event when nothing was written.
   UNWIND $audit AS a
+  WITH created, a WHERE created <> [] OR $merges <> []
   CREATE (e:AuditEvent {user_id: $user_id, id: a.id, at: a.at, op: a.op,
-                        fact_ids: a.fact_ids, detail: a.detail})
+                        fact_ids: created + a.fact_ids, detail: a.detail})
   RETURN count(e) AS audited
 }
-RETURN created, linked, closed, related, corroborated, sourced, audited
+RETURN vector_index, facts, clashes, created, linked, closed, related, corroborated, sourced,
+       audited
