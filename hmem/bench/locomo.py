@@ -217,7 +217,9 @@ ABLATIONS: dict[str, dict[str, float]] = {
     "without the graph step": {"session": 0.0, "adjacent": 0.0},
     "without the question's time window": {"time": 0.0},
     "without the speaker": {"speaker": 0.0},
-    "entity source keeps a chat's speakers": {"entity_max_share": 1.0},
+    "a chat's speakers count like any entity (entity source, lexical names)": {
+        "entity_max_share": 1.0
+    },
     "before: 0.8/0.1/0.1, no graph step, names embedded": {
         "names_share": 1.0,
         "time": 0.0,

@@ -106,18 +106,16 @@ def _server_ms(summary: Any) -> float:
     return float(after)
 
 
-def user_lucene(user_id: str, lucene: str | None) -> str | None:
-    """The fulltext query of one user's facts: the user's id as a phrase in the
-    ``user_id`` field of ``fact_text_user``, boosted 0 (only the text scores), AND the
-    question's ``lucene`` query over ``text``. None when there is nothing to match. An id
-    with no letter or digit has no words in the index: then the text alone is asked
+def lucene_prefix(user_id: str) -> str:
+    """The start of the fulltext query of one user's facts: the user's id as a phrase in
+    the ``user_id`` field of ``fact_text_user``, boosted 0 (only the text scores), AND
+    the question's terms over ``text`` (the statement appends them in parentheses). An
+    id with no letter or digit has no words in the index: then the text alone is asked
     and the statement's exact user_id check does the filtering."""
-    if lucene is None:
-        return None
     if not any(ch.isalnum() for ch in user_id):  # no word for Lucene to match on
-        return f"text:({lucene})"
+        return "text:"
     quoted = user_id.replace("\\", "\\\\").replace('"', '\\"')
-    return f'user_id:"{quoted}"^0 AND text:({lucene})'
+    return f'user_id:"{quoted}"^0 AND text:'
 
 
 _TIMES = ("valid_from", "valid_to", "known_from", "known_to", "ingested_at", "last_used_at")
@@ -362,6 +360,7 @@ class FactSearch:
         user_id: str,
         vector: Sequence[float] | None,
         lucene: str | None,
+        names: Sequence[str],
         entity_grams: Sequence[str],
         mode: TemporalMode,
         now: datetime,
@@ -383,7 +382,11 @@ class FactSearch:
             "fetch_search": min(
                 max(k_dense * self._search_overfetch(mode), k_dense), self.index_max_fetch
             ),
-            "lucene": user_lucene(user_id, lucene),
+            # the Lucene query is put together on the server (_candidates.cypher): the
+            # names go in unless they name an entity most of the user's facts mention
+            "lucene_prefix": lucene_prefix(user_id),
+            "lucene": lucene,
+            "lucene_names": list(names),
             "k_lexical": k_lexical,
             # Lucene's best for this user's id phrase, before the exact user_id check and
             # the time filter keep $k_lexical. Not fewer: the phrase is matched on words,
@@ -408,6 +411,7 @@ class FactSearch:
         entity_grams: Sequence[str],
         mode: TemporalMode,
         now: datetime,
+        names: Sequence[str] = (),
         weights: Sequence[float],
         keep: int,
         seeds: int = 10,
@@ -429,14 +433,16 @@ class FactSearch:
         a candidate that began in it gets the 'time' signal. A fact whose ``speaker`` is
         one of the question's names (its entity grams, or an entity it names by an
         alias) gets the 'speaker' signal.
-        ``lucene`` (the question's words, ``hmem.recall.query.lucene_query``) is asked of
-        the fulltext index for this user's facts (``user_lucene``). Two trips only when the index
-        strategy finds fewer than ``k_dense`` of the user's facts (then the exact scan
-        answers, as in ``candidates``)."""
+        ``lucene`` (the question's content words, ``hmem.recall.query.lucene_query``)
+        and its ``names`` (``lucene_names``) are asked of the fulltext index for this
+        user's facts (``lucene_prefix``); a name of an entity that more than
+        ``entity_max_share`` of the user's facts mention is left out. Two trips only
+        when the index strategy finds fewer than ``k_dense`` of the user's facts (then
+        the exact scan answers, as in ``candidates``)."""
         user_id = check_user_id(user_id)
         dense = self._dense(user_id, vector, strategy)
         base = self._params(
-            user_id, vector, lucene, entity_grams, mode, now, as_of, as_of_event,
+            user_id, vector, lucene, names, entity_grams, mode, now, as_of, as_of_event,
             k_dense, k_lexical, k_entity,
         )  # fmt: skip
         w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker = weights
@@ -481,6 +487,7 @@ class FactSearch:
         entity_grams: Sequence[str],
         mode: TemporalMode,
         now: datetime,
+        names: Sequence[str] = (),
         as_of: datetime | None = None,
         as_of_event: datetime | None = None,
         k_dense: int = 60,
@@ -495,7 +502,7 @@ class FactSearch:
         user_id = check_user_id(user_id)
         dense = self._dense(user_id, vector, strategy)
         base = self._params(
-            user_id, vector, lucene, entity_grams, mode, now, as_of, as_of_event,
+            user_id, vector, lucene, names, entity_grams, mode, now, as_of, as_of_event,
             k_dense, k_lexical, k_entity,
         )  # fmt: skip
         FULLTEXT_LAG.settle(self._driver, self._database)
@@ -513,7 +520,13 @@ class FactSearch:
                 # have more, so the exact scan answers (dense part only).
                 exact, more_ms = self._query(
                     "search_candidates",
-                    **{**base, "dense": "exact", "lucene": None, "entities": []},
+                    **{
+                        **base,
+                        "dense": "exact",
+                        "lucene": None,
+                        "lucene_names": [],
+                        "entities": [],
+                    },
                 )
                 rows = [r for r in rows if r["source"] != "dense"] + [
                     r for r in exact if r["source"] == "dense"

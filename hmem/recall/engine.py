@@ -208,6 +208,7 @@ class Recall:
             user_id,
             vector=vector,
             lucene=analysis.lucene,
+            names=analysis.names,
             entity_grams=analysis.grams,
             mode=graph_mode,
             now=now,

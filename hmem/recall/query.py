@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 __all__ = [
@@ -14,7 +14,8 @@ __all__ = [
     "entity_grams",
     "escape_lucene",
     "is_about_the_past",
-    "lexical_terms",
+    "lexical_words",
+    "lucene_names",
     "lucene_query",
     "time_window",
 ]
@@ -130,29 +131,36 @@ def escape_lucene(term: str) -> str:
     return escaped.lower() if escaped.upper() in _LUCENE_OPERATORS else escaped
 
 
-def lexical_terms(question: str) -> list[str]:
-    """The question's content words, casefolded; names (capitalised words after the
-    first) are left to the entity signal when other words remain: every fact of Maya's
-    says "Maya", so the name would only add noise."""
-    words = _WORD.findall(question)
+def lexical_words(question: str) -> tuple[list[str], list[str]]:
+    """The question's content words and its names (words shaped like a name after the
+    first, as ``dense_text`` reads them: "Maya", "Paris"; acronyms such as API or LGBTQ
+    are content words), casefolded, stop words and duplicates out, at most
+    ``MAX_TERMS`` in all."""
     content: list[str] = []
     names: list[str] = []
-    for position, word in enumerate(words):
+    for position, word in enumerate(_WORD.findall(question)):
         lower = word.casefold()
         if not 2 <= len(lower) <= MAX_TERM_CHARS or lower in STOPWORDS:
             continue
         if lower in content or lower in names:
             continue
-        (names if position > 0 and word[:1].isupper() else content).append(lower)
-    return (content or names)[:MAX_TERMS]
+        (names if position > 0 and _titlecase(word) else content).append(lower)
+    content = content[:MAX_TERMS]
+    return content, names[: MAX_TERMS - len(content)]
 
 
 def lucene_query(question: str) -> str | None:
-    """An OR of the question's content words (``lexical_terms``), each escaped; None
-    when nothing is left. The index's English analyzer stems both sides ("live" finds
-    "lives" and "lived")."""
-    terms = [escape_lucene(term) for term in lexical_terms(question)]
+    """An OR of the question's content words (``lexical_words``), each escaped; None
+    when there are none. The index's English analyzer stems both sides ("live" finds
+    "lives" and "lived"). The names go to the server apart (``lucene_names``): it asks
+    for them too unless they name an entity most of the user's facts mention."""
+    terms = [escape_lucene(term) for term in lexical_words(question)[0]]
     return " OR ".join(terms) if terms else None
+
+
+def lucene_names(question: str) -> list[str]:
+    """The question's names (``lexical_words``) as Lucene terms, each escaped."""
+    return [escape_lucene(name) for name in lexical_words(question)[1]]
 
 
 def _clean(token: str) -> str:
@@ -344,6 +352,7 @@ class QueryAnalysis:
     grams: list[str]
     dense: str  # the text to embed (dense_text)
     window: tuple[datetime, datetime] | None = None  # time_window
+    names: list[str] = field(default_factory=list)  # lucene_names
 
 
 def analyse(question: str, now: datetime) -> QueryAnalysis:
@@ -354,4 +363,5 @@ def analyse(question: str, now: datetime) -> QueryAnalysis:
         grams=entity_grams(question),
         dense=dense_text(question),
         window=window,
+        names=lucene_names(question),
     )

@@ -266,21 +266,66 @@ def test_one_trip_expands_exactly_what_python_scoring_chooses(emem: Memory, user
     assert len(first) > 3  # the choice was a real one
 
 
-def _lexical_ids(mem: Memory, user: str, question: str) -> set[str]:
+def _lexical(mem: Memory, user: str, question: str) -> dict[str, float]:
+    """The lexical candidates of the question (k_lexical = 5) and Lucene's scores."""
     from hmem.recall.query import analyse
 
+    analysis = analyse(question, NOW)
     got = mem.recall.search_backend.retrieve(
         user,
         vector=None,
-        lucene=analyse(question, NOW).lucene,
-        entity_grams=[],
+        lucene=analysis.lucene,
+        names=analysis.names,
+        entity_grams=analysis.grams,
         mode="history",
         now=NOW,
         weights=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
         keep=50,
         k_lexical=5,
     )
-    return {c.id for c in got.candidates.rows if c.source == "lexical"}
+    return {c.id: c.score for c in got.candidates.rows if c.source == "lexical"}
+
+
+def _lexical_ids(mem: Memory, user: str, question: str) -> set[str]:
+    return set(_lexical(mem, user, question))
+
+
+def test_lexical_asks_for_names_unless_most_facts_mention_them(emem: Memory, user_id: str) -> None:
+    """A name in the question is asked of Lucene ("Paris" tells facts apart) unless it
+    names an entity more than half the user's facts mention (every fact says "Maya":
+    asking for her would make each of them a lexical candidate); with nothing else
+    left the names are asked all the same."""
+    from hmem.models import EntityRef, FactDraft
+
+    maya = [EntityRef(name="Maya", type="person")]
+    texts = [
+        "Maya travelled to Paris for work.",
+        "Maya travelled to Berlin for a wedding.",
+        "Maya walks her dog every morning.",
+        "Maya drinks green tea.",
+    ]
+    paris, berlin, *_ = emem.remember_many(
+        [FactDraft(text=t, entities=maya, valid_from=NOW, known_from=NOW) for t in texts],
+        user_id=user_id,
+    ).added
+    got = _lexical(emem, user_id, "When did Maya travel to Paris?")
+    assert set(got) == {paris, berlin}  # "maya" was not asked: the dog and the tea
+    assert got[paris] > got[berlin]  # "paris" was
+    assert len(_lexical(emem, user_id, "Who is Maya?")) == 4  # the name alone
+
+    # Once Maya is a minority of the facts, her name tells them apart: it is asked.
+    emem.remember_many(
+        [
+            FactDraft(text=f"Tom travelled to Rome on trip {i}.", valid_from=NOW, known_from=NOW)
+            for i in range(5)
+        ],
+        user_id=user_id,
+    )
+    got = _lexical(emem, user_id, "Where did Maya travel?")
+    assert {paris, berlin} <= set(got)
+    assert min(got[paris], got[berlin]) > max(
+        score for fid, score in got.items() if fid not in (paris, berlin)
+    )
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hmem.recall.query import analyse, entity_grams, escape_lucene, is_about_the_past, lucene_query
+from hmem.recall.query import (
+    analyse,
+    entity_grams,
+    escape_lucene,
+    is_about_the_past,
+    lexical_words,
+    lucene_names,
+    lucene_query,
+)
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -51,6 +59,25 @@ def test_lucene_query_drops_stopwords_and_operators() -> None:
     assert hostile is not None
     assert ":" not in hostile.replace("\\:", "")
     assert '"' not in hostile
+
+
+def test_names_are_asked_apart_and_acronyms_are_words() -> None:
+    """Names go to the server apart (it drops those of entities most of the user's facts
+    mention); an acronym or a product name is a content word, as in dense_text."""
+    assert lexical_words("When did Maya visit the API team in Paris?") == (
+        ["visit", "api", "team"],
+        ["maya", "paris"],
+    )
+    assert lucene_query("When did Maya visit the API team in Paris?") == "visit OR api OR team"
+    assert lucene_names("Did Caroline join the LGBTQ group with Mel's iPhone?") == [
+        "caroline",
+        "mel",
+    ]
+    assert lucene_query("Who is Maya?") is None  # the server asks for the names alone
+    assert lucene_names("Who is Maya?") == ["maya"]
+    assert analyse("When was Jon in Paris?", NOW).names == ["jon", "paris"]
+    content, names = lexical_words(" ".join(f"Word{i} word{i}" for i in range(40)))
+    assert len(content) + len(names) == 32
 
 
 def test_entity_grams_are_canonical_spans() -> None:

@@ -15,7 +15,7 @@ NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 def _fetch(search: FactSearch, mode: str, k_dense: int = 60) -> int:
     params = search._params(
-        "user-1", [0.1] * 8, None, [], mode, NOW, None, None,  # type: ignore[arg-type]
+        "user-1", [0.1] * 8, None, [], [], mode, NOW, None, None,  # type: ignore[arg-type]
         k_dense, 30, 60,
     )  # fmt: skip
     return int(params["fetch_search"])
@@ -38,7 +38,7 @@ def test_lucene_is_asked_for_300_hits_or_three_per_lexical_candidate() -> None:
     search = FactSearch(cast(Driver, object()), filtered_search=False)
     for k_lexical, fetch in ((30, 300), (100, 300), (200, 600)):
         params = search._params(
-            "user-1", None, None, [], "current", NOW, None, None,  # type: ignore[arg-type]
+            "user-1", None, None, [], [], "current", NOW, None, None,  # type: ignore[arg-type]
             60, k_lexical, 60,
         )  # fmt: skip
         assert params["fetch_lexical"] == fetch

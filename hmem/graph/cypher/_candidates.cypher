@@ -6,9 +6,14 @@
 // $fetch_dense neighbours and keeps this user's: the 5.26 index cannot filter by user
 // inside the index, so the caller falls back to 'exact' when it returns fewer than
 // $k_dense. 'search' (Neo4j 2026.02+) filters by user inside the index. 'none' skips.
-// lexical: $lucene asks the fulltext index fact_text_user (text and user_id) for this
-// user's facts only (the caller's query requires the user_id phrase, boosted 0 so
-// Lucene's BM25 scores the text alone); user_id = $user_id is checked exactly after.
+// lexical: the fulltext index fact_text_user (text and user_id) is asked for this
+// user's facts only ($lucene_prefix requires the user_id phrase, boosted 0 so Lucene's
+// BM25 scores the text alone); user_id = $user_id is checked exactly after. The terms:
+// $lucene (the question's content words, OR-ed) and each of $lucene_names (its names)
+// unless it is a word of an entity that more than $entity_max_share of the user's
+// facts mention (a chat's speakers: every fact says "Caroline", so the word only adds
+// noise; "Paris" or a dog's name tells facts apart); the names alone when nothing else
+// is left ("Who is Maya?").
 // entity: the facts that mention the question's entities, most matched first, then the
 // newest. An entity that more than $entity_max_share of the user's facts mention (the
 // two speakers of a chat: every turn names one) tells nothing apart and is left out:
@@ -41,11 +46,25 @@ CALL () {
   }
   RETURN collect(e) AS named
 }
+CALL (facts, named) {
+  WITH reduce(words = [], e IN named |
+         CASE WHEN COUNT { (e)<-[:MENTIONS]-() } > $entity_max_share * facts
+              THEN words + split(e.canonical, ' ')
+                   + reduce(more = [], a IN coalesce(e.aliases, []) | more + split(toLower(a), ' '))
+              ELSE words END) AS common
+  WITH [n IN $lucene_names WHERE NOT n IN common] AS names
+  WITH CASE WHEN $lucene IS NOT NULL THEN [$lucene] + names
+            WHEN names <> [] THEN names
+            ELSE $lucene_names END AS terms
+  RETURN CASE WHEN terms = [] THEN null
+              ELSE $lucene_prefix + '(' + reduce(q = head(terms), t IN tail(terms) | q + ' OR ' + t) + ')'
+         END AS lucene
+}
 CALL () {
   OPTIONAL MATCH (u:User {user_id: $user_id})
   RETURN coalesce(u.vector_index = 'ready', false) AS indexed
 }
-CALL (facts, named, indexed) {
+CALL (facts, named, indexed, lucene) {
   WITH 1 AS go WHERE $dense = 'exact'
   MATCH (f:Fact {user_id: $user_id})
   WHERE f.embedding IS NOT NULL
@@ -94,8 +113,8 @@ CALL (facts, named, indexed) {
   RETURN f AS id, 'dense' AS source, score
   //cypher25 end
   UNION ALL
-  WITH 1 AS go WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('fact_text_user', $lucene, {limit: $fetch_lexical}) YIELD node, score
+  WITH lucene WHERE lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes('fact_text_user', lucene, {limit: $fetch_lexical}) YIELD node, score
   WITH node AS f, score
   WHERE f.user_id = $user_id
     AND
