@@ -9,11 +9,12 @@
 // lexical: the fulltext index fact_text_user (text and user_id) is asked for this
 // user's facts only ($lucene_prefix requires the user_id phrase, boosted 0 so Lucene's
 // BM25 scores the text alone); user_id = $user_id is checked exactly after. The terms:
-// $lucene (the question's content words, OR-ed) and each of $lucene_names (its names)
-// unless it is a word of an entity that more than $entity_max_share of the user's
-// facts mention (a chat's speakers: every fact says "Caroline", so the word only adds
-// noise; "Paris" or a dog's name tells facts apart); the names alone when nothing else
-// is left ("Who is Maya?").
+// $lucene (the question's content words, OR-ed) and each of $lucene_names (its names),
+// boosted by how few of the user's facts the entity it is a word of mentions: 1 - share
+// / $entity_max_share, and left out above that share (a chat's speakers: every fact
+// says "Caroline", so the word only adds noise; "Paris" or a dog's name tells facts
+// apart). Lucene's own idf cannot tell: it counts the whole index, every user's facts.
+// The names alone, unboosted, when nothing else is left ("Who is Maya?").
 // entity: the facts that mention the question's entities, most matched first, then the
 // newest. An entity that more than $entity_max_share of the user's facts mention (the
 // two speakers of a chat: every turn names one) tells nothing apart and is left out:
@@ -47,12 +48,17 @@ CALL () {
   RETURN collect(e) AS named
 }
 CALL (facts, named) {
-  WITH reduce(words = [], e IN named |
-         CASE WHEN COUNT { (e)<-[:MENTIONS]-() } > $entity_max_share * facts
-              THEN words + split(e.canonical, ' ')
-                   + reduce(more = [], a IN coalesce(e.aliases, []) | more + split(toLower(a), ' '))
-              ELSE words END) AS common
-  WITH [n IN $lucene_names WHERE NOT n IN common] AS names
+  WITH [e IN named | {
+         words: split(e.canonical, ' ')
+                + reduce(more = [], a IN coalesce(e.aliases, []) | more + split(toLower(a), ' ')),
+         share: toFloat(COUNT { (e)<-[:MENTIONS]-() }) / CASE WHEN facts > 0 THEN facts ELSE 1 END
+       }] AS shares
+  WITH [n IN $lucene_names | {
+         term: n,
+         share: reduce(most = 0.0, s IN shares | CASE WHEN n IN s.words AND s.share > most THEN s.share ELSE most END)
+       }] AS names
+  WITH [n IN names WHERE n.share <= $entity_max_share |
+        n.term + '^' + toString(1.0 - n.share / $entity_max_share)] AS names
   WITH CASE WHEN $lucene IS NOT NULL THEN [$lucene] + names
             WHEN names <> [] THEN names
             ELSE $lucene_names END AS terms
