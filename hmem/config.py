@@ -173,7 +173,8 @@ class Config(BaseSettings):
         0.5,
         ge=0,
         description="an entity more than this share of the user's facts mention (a chat's "
-        "speakers) brings no entity candidates: it tells nothing apart",
+        "speakers) brings no entity candidates and its name is not asked of the fulltext "
+        "index: it tells nothing apart (below it, the name's boost is 1 - share / this)",
     )
     episodic_ttl_days: float = Field(
         90.0, gt=0, description="episodic facts unused this long are closed by `hmem maintain`"

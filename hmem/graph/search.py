@@ -382,8 +382,8 @@ class FactSearch:
             "fetch_search": min(
                 max(k_dense * self._search_overfetch(mode), k_dense), self.index_max_fetch
             ),
-            # the Lucene query is put together on the server (_candidates.cypher): the
-            # names go in unless they name an entity most of the user's facts mention
+            # the Lucene query is put together on the server (_candidates.cypher): each
+            # name boosted by how few of the user's facts mention its entity
             "lucene_prefix": lucene_prefix(user_id),
             "lucene": lucene,
             "lucene_names": list(names),
@@ -435,8 +435,9 @@ class FactSearch:
         alias) gets the 'speaker' signal.
         ``lucene`` (the question's content words, ``hmem.recall.query.lucene_query``)
         and its ``names`` (``lucene_names``) are asked of the fulltext index for this
-        user's facts (``lucene_prefix``); a name of an entity that more than
-        ``entity_max_share`` of the user's facts mention is left out. Two trips only
+        user's facts (``lucene_prefix``); a name that is a word of an entity the user's
+        facts mention is boosted ``1 - share / entity_max_share``, and left out above
+        that share (_candidates.cypher). Two trips only
         when the index strategy finds fewer than ``k_dense`` of the user's facts (then
         the exact scan answers, as in ``candidates``)."""
         user_id = check_user_id(user_id)

@@ -153,7 +153,7 @@ def lucene_query(question: str) -> str | None:
     """An OR of the question's content words (``lexical_words``), each escaped; None
     when there are none. The index's English analyzer stems both sides ("live" finds
     "lives" and "lived"). The names go to the server apart (``lucene_names``): it asks
-    for them too unless they name an entity most of the user's facts mention."""
+    for them too, boosted by how few of the user's facts mention each one's entity."""
     terms = [escape_lucene(term) for term in lexical_words(question)[0]]
     return " OR ".join(terms) if terms else None
 

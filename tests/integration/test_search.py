@@ -329,6 +329,37 @@ def test_lexical_asks_for_names_unless_most_facts_mention_them(emem: Memory, use
     )
 
 
+def test_a_names_boost_is_always_a_query_lucene_reads_as_meant(emem: Memory, user_id: str) -> None:
+    """The boost is 1 - share / entity_max_share, written into the query text: with the
+    setting at 0 (Config allows it) it must not be 0 / 0 ("NaN", a Lucene syntax
+    error), and a share just under the setting must not print as 1.1E-4 (Lucene reads
+    no exponent: "^1.1E-4" boosted the name 1.1 and asked for "e" besides)."""
+    from hmem.models import EntityRef, FactDraft
+
+    maya = [EntityRef(name="Maya", type="person")]
+    drafts = [
+        FactDraft(text=f"Maya travelled to Paris, trip {i}.", entities=maya) for i in range(4)
+    ]
+    drafts += [FactDraft(text=f"Tom travelled to Rome, trip {i}.") for i in range(5)]
+    paris = emem.remember_many(drafts, user_id=user_id).added[:4]
+    backend = emem.recall.search_backend
+    before = backend.entity_max_share
+
+    def lexical_at(max_share: float) -> dict[str, float]:
+        backend.entity_max_share = max_share
+        try:
+            return _lexical(emem, user_id, "Did Maya travel to Paris?")
+        finally:
+            backend.entity_max_share = before
+
+    assert set(paris) <= set(lexical_at(0.0))  # "paris" asked, boost 1; "maya" left out
+    left_out = lexical_at(4 / 9 - 1e-5)  # Maya's share is 4 / 9: just above the setting
+    near_zero = lexical_at(4 / 9 + 1e-5)  # just under: asked with a boost of ~0
+    assert set(near_zero) == set(left_out)
+    for fid in paris:
+        assert near_zero[fid] == pytest.approx(left_out[fid], rel=1e-3)
+
+
 @pytest.mark.parametrize(
     "small",
     ["ann{run}", 'ann{run} "quoted" \\ back', "-- !! --"],

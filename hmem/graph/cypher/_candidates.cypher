@@ -57,8 +57,12 @@ CALL (facts, named) {
          term: n,
          share: reduce(most = 0.0, s IN shares | CASE WHEN n IN s.words AND s.share > most THEN s.share ELSE most END)
        }] AS names
+  // The boost goes into the query text: three decimals (Lucene's boost takes no
+  // exponent, and 0.0002 prints as 2.0E-4), and 1 for a name no entity of the user has
+  // (not 0 / 0 when $entity_max_share is 0).
   WITH [n IN names WHERE n.share <= $entity_max_share |
-        n.term + '^' + toString(1.0 - n.share / $entity_max_share)] AS names
+        n.term + '^' + toString(CASE WHEN n.share = 0.0 THEN 1.0
+                                     ELSE round(1.0 - n.share / $entity_max_share, 3) END)] AS names
   WITH CASE WHEN $lucene IS NOT NULL THEN [$lucene] + names
             WHEN names <> [] THEN names
             ELSE $lucene_names END AS terms
