@@ -24,6 +24,7 @@ from hmem.graph._records import (
     run_statement,
     to_fact,
     translate_errors,
+    unpacked,
 )
 from hmem.graph.schema import apply_schema
 from hmem.models import Fact, require_aware
@@ -83,11 +84,20 @@ class StoreBase:
         self._clock = clock
 
     def _vector_set_available(self) -> bool:
-        """Whether the server has ``hmem.vector.set`` (hmem's plugin), asked once."""
+        """Whether the server has ``hmem.vector.set`` (hmem's plugin), asked once. A
+        server without it gets the float arrays plain Cypher reads first
+        (``unpack_vectors``)."""
         if self._vector_set is None:
             [row] = self._read("schema_procedure_exists", procedure=VECTOR_SET_PROCEDURE)
-            self._vector_set = bool(row["present"])
-        return self._vector_set
+            if row["present"]:
+                self._vector_set = True
+            else:
+                self._without_plugin()
+        return bool(self._vector_set)
+
+    def _without_plugin(self) -> None:
+        self._vector_set = False
+        self.unpack_vectors()
 
     def _with_plugin(self, attempt: Callable[[bool], T]) -> T:
         """``attempt(plugin)``: with hmem's plugin when the server has it. A server that
@@ -99,15 +109,45 @@ class StoreBase:
         except neo.ClientError as exc:
             if not plugin or exc.code != _PROCEDURE_NOT_FOUND:
                 raise
-            self._vector_set = False
+            self._without_plugin()
             return attempt(False)
+
+    def unpack_vectors(self, batch: int = 2_000) -> int:
+        """Give every fact whose vector is stored only as float32 bytes the float array
+        plain Cypher and the vector index read; returns how many.
+
+        With hmem's plugin a fact outside the vector index keeps its vector once, as
+        the bytes the plugin's exact scan reads (write_apply.cypher). A store moved to
+        a server without the plugin (Aura) needs the floats: the store runs this when
+        it finds the plugin missing (``ensure_schema``, or the first write), in batches
+        of ``batch`` facts across all users, before any plain statement relies on them.
+        A store with none is one scan of the facts' label."""
+        done = 0
+        while rows := self._read_values("admin_vectors_packed_only", limit=batch):
+            payload = [
+                {"user_id": r["user_id"], "id": r["id"], "embedding": unpacked(r["packed"])}
+                for r in rows
+            ]
+            [row] = self._write_values("admin_vectors_unpack", rows=payload)
+            if not row["unpacked"]:
+                break  # erased meanwhile: the next scan would find the same rows
+            done += int(row["unpacked"])
+        if done:
+            _log.info(
+                "vectors: %d facts stored as bytes only got the float array (no hmem plugin)",
+                done,
+                extra={"facts": done},
+            )
+        return done
 
     def ensure_schema(self) -> None:
         """hmem's constraints and indexes (``apply_schema``). When the vector index was
         made now (a new store, or an older hmem's index over every fact), the users big
-        enough for it are filled into it."""
+        enough for it are filled into it. On a server without hmem's plugin, facts
+        stored with it get the float arrays plain Cypher reads (``unpack_vectors``)."""
         with translate_errors(self._driver):
             made = apply_schema(self._driver, self._database, self.embedding_dim)
+        self._vector_set_available()
         if made:
             for row in self._read_values(
                 "admin_vector_index_pending", min_facts=self.vector_index_min_facts
@@ -129,9 +169,14 @@ class StoreBase:
             return 0  # no such user (erased)
         stmt = catalog.statement("user_vector_index_fill")
         params = stmt.bind({"user_id": user_id, "batch": self.vector_index_batch})
-        with translate_errors(self._driver), self._session() as session:
-            # CALL ... IN TRANSACTIONS runs only in an auto-commit transaction
-            row = session.run(stmt.text_for(native=False, cypher25=False), params).single()
+
+        def fill(plugin: bool) -> Record | None:
+            # with the plugin, facts stored as bytes only get their float array here
+            with translate_errors(self._driver), self._session() as session:
+                # CALL ... IN TRANSACTIONS runs only in an auto-commit transaction
+                return session.run(stmt.text_for(native=plugin, cypher25=False), params).single()
+
+        row = self._with_plugin(fill)
         labelled = int(row["labelled"]) if row is not None else 0
         self._write_values("user_vector_index_ready", user_id=user_id)
         ms = round((time.perf_counter() - started) * 1000)

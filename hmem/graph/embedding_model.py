@@ -110,7 +110,7 @@ def reembed(
         check_vector_index(driver, database, dim)
     except SchemaError:  # another dimension: the index is rebuilt once the vectors are in
         run_statement(driver, database, "schema_fact_vector_drop")
-    # with hmem's plugin a vector goes as float32 bytes alone (as every write does)
+    # with hmem's plugin a vector goes and stays as float32 bytes (as every write's)
     [row] = run_statement(
         driver, database, "schema_procedure_exists", procedure=VECTOR_SET_PROCEDURE
     )
@@ -128,7 +128,7 @@ def reembed(
                 "user_id": r["user_id"],
                 "id": r["id"],
                 "embedding": None if plugin else v,
-                "packed": packed(v),
+                "packed": packed(v) if plugin else None,
             }
             for r, v in zip(rows, vectors, strict=True)
         ]

@@ -154,12 +154,12 @@ class ImportData(StoreBase):
                 ],
             )
             vectors = [
-                # with hmem's plugin the bytes alone: a float list costs the server
-                # an object per value to unpack
+                # with hmem's plugin the bytes alone (a float list costs the server an
+                # object per value to unpack), without it the float list alone
                 {
                     "id": f.id,
                     "embedding": None if plugin else list(f.embedding),
-                    "packed": packed(f.embedding),
+                    "packed": packed(f.embedding) if plugin else None,
                 }
                 for f in fresh
                 if f.embedding is not None

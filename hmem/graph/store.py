@@ -56,8 +56,9 @@ def _fact_row(
     row: dict[str, Any], times: dict[datetime, int], *, bytes_only: bool
 ) -> dict[str, Any]:
     """One new fact as ``write_apply`` takes it: its fields (times as positions in
-    ``times``), its vector (float32 bytes for the procedures, and unless ``bytes_only``
-    a float list for setNodeVectorProperty) and its entities, one per canonical name."""
+    ``times``), its vector (float32 bytes for hmem's procedures when ``bytes_only``,
+    else a float list for setNodeVectorProperty) and its entities, one per canonical
+    name."""
     draft: FactDraft = row["draft"]
     vector = row["vector"]
     entities: dict[str, dict[str, Any]] = {}
@@ -79,7 +80,7 @@ def _fact_row(
         "source": draft.source,
         "speaker": draft.speaker,
         "embedding": None if bytes_only else draft.embedding,
-        "packed": None if vector is None else vector.astype("<f4").tobytes(),
+        "packed": None if vector is None or not bytes_only else vector.astype("<f4").tobytes(),
         "entities": list(entities.values()),
     }
 

@@ -186,9 +186,11 @@ def _probe(session: Session) -> None:
     assert set(scores.values()) == {cypher}, scores  # bytes or list: the same score
 
 
-def test_the_write_path_stores_the_packed_vector(
+def test_the_write_path_stores_the_vector_once_as_bytes(
     memory: Memory, driver: Driver, user_id: str
 ) -> None:
+    """With the plugin, a fact outside the vector index keeps its vector once: the
+    float32 bytes the procedure reads, no float array beside them."""
     vector = [float(x) for x in np.random.default_rng(3).standard_normal(384)]
     [fact_id] = memory.remember("Maya keeps bees.", user_id=user_id, embedding=vector).added
     with driver.session() as session:
@@ -197,4 +199,41 @@ def test_the_write_path_stores_the_packed_vector(
             user_id=user_id,
             id=fact_id,
         ).values()
-    assert raw == packed(stored) == packed(vector)
+    assert stored is None
+    assert raw == packed(vector)
+
+
+def test_a_facts_vector_is_read_back_by_hand_with_hmem_vector_of(
+    memory: Memory, driver: Driver, user_id: str
+) -> None:
+    """``hmem.vector.of(f)`` (docs/cypher.md) gives a fact's vector whether it is stored
+    as bytes (the plugin's writes) or as a float array (a write without the plugin), so
+    the docs' "closest to one of theirs" query runs as written."""
+    rng = np.random.default_rng(4)
+    vectors = [[float(x) for x in rng.standard_normal(384)] for _ in range(3)]
+    ids = [
+        memory.remember(f"Maya's fact {i}.", user_id=user_id, embedding=v).added[0]
+        for i, v in enumerate(vectors)
+    ]
+    driver.execute_query(  # one as written without the plugin: a float array, no bytes
+        "MATCH (f:Fact {user_id: $u, id: $id}) REMOVE f.embedding_f32le "
+        "WITH f CALL db.create.setNodeVectorProperty(f, 'embedding', $v)",
+        u=user_id,
+        id=ids[2],
+        v=vectors[2],
+    )
+    records, _, _ = driver.execute_query(
+        "MATCH (f:Fact {user_id: $u}) RETURN f.id AS id, hmem.vector.of(f) AS v", u=user_id
+    )
+    got = {r["id"]: r["v"] for r in records}
+    assert [packed(got[i]) for i in ids] == [packed(v) for v in vectors]
+    closest, _, _ = driver.execute_query(
+        "MATCH (seed:Fact {user_id: $u, id: $id}) "
+        "MATCH (f:Fact {user_id: $u}) WITH seed, collect(f) AS facts "
+        "CALL hmem.vector.topk(facts, ['embedding_f32le', 'embedding'], hmem.vector.of(seed), 3) "
+        "YIELD node, score RETURN node.id AS id, score",
+        u=user_id,
+        id=ids[2],
+    )
+    assert closest[0]["id"] == ids[2] and closest[0]["score"] == pytest.approx(1.0)
+    assert driver.execute_query("RETURN hmem.vector.of(null) AS v").records[0]["v"] is None

@@ -1,6 +1,9 @@
 """Vectors written as float32 bytes through hmem's plugin (``hmem.vector.set``) against
 the plain path (a float list through ``db.create.setNodeVectorProperty``): the same
-stored values, the same property type, and the vector index sees both."""
+stored values, the same property type, and the vector index sees both. A vector is
+stored once where it is read: with the plugin as bytes (plus the float array for a fact
+in the vector index), without it as a float list; a store moved to a server without the
+plugin gets the float arrays (``unpack_vectors``)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ import numpy as np
 from neo4j import Driver
 
 from hmem import Memory
+from hmem.graph._records import packed
+from hmem.graph.search import FactSearch
 from hmem.graph.store import VECTOR_SET_PROCEDURE
 from hmem.models import FactDraft
 
@@ -44,7 +49,17 @@ def _write(memory: Memory, user: str, vectors: np.ndarray) -> None:
     memory.remember_many(drafts, user_id=user, observed_at=NOW)
 
 
+def _stored(driver: Driver, user: str) -> list[dict[str, object]]:
+    return [r.data() for r in driver.execute_query(_STORED, user_id=user)[0]]
+
+
+def _without_bytes(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [{k: v for k, v in r.items() if k != "packed"} for r in rows]
+
+
 def test_bytes_and_float_list_store_the_same_vector(memory: Memory, driver: Driver) -> None:
+    """Users in the vector index: through the plugin the float array comes from the
+    bytes (which stay, for the exact scan), without it from the list (no bytes)."""
     store = memory.store
     assert store._vector_set_available(), f"{VECTOR_SET_PROCEDURE} is not on the test server"
     rng = np.random.default_rng(5)
@@ -60,14 +75,14 @@ def test_bytes_and_float_list_store_the_same_vector(memory: Memory, driver: Driv
         finally:
             store._vector_set = None
             store.vector_index_min_facts = min_facts
-        stored = {
-            kind: driver.execute_query(_STORED, user_id=user)[0] for kind, user in users.items()
-        }
-        got = {kind: [r.data() for r in records] for kind, records in stored.items()}
+        got = {kind: _stored(driver, user) for kind, user in users.items()}
         assert len(got["bytes"]) == 3
-        assert got["bytes"] == got["list"]  # values, times, bytes, type: all the same
+        # values, times, type: all the same
+        assert _without_bytes(got["bytes"]) == _without_bytes(got["list"])
         assert got["bytes"][0]["valid_to"] is not None and got["bytes"][1]["valid_to"] is None
         assert {r["type"] for r in got["bytes"]} == {"LIST<FLOAT NOT NULL> NOT NULL"}
+        assert [r["packed"] for r in got["bytes"]] == [packed(v) for v in vectors]
+        assert [r["packed"] for r in got["list"]] == [None] * 3
         for kind, user in users.items():
             found = driver.execute_query(_INDEXED, vector=vectors[1].tolist(), user_id=user)[0]
             assert "f1" in [r["id"] for r in found], kind
@@ -76,11 +91,48 @@ def test_bytes_and_float_list_store_the_same_vector(memory: Memory, driver: Driv
             memory.erase_user(user)
 
 
+def test_a_small_users_vector_is_stored_once_and_unpacked_for_a_server_without_the_plugin(
+    memory: Memory, driver: Driver
+) -> None:
+    """Outside the vector index, the plugin's write keeps the bytes alone (1,536 bytes
+    at 384 d, not twice that). On a server without the plugin the store gives such facts
+    the float array first, and plain Cypher then finds what the procedure finds."""
+    store = memory.store
+    assert store._vector_set_available(), f"{VECTOR_SET_PROCEDURE} is not on the test server"
+    vectors = np.random.default_rng(8).standard_normal((3, memory.config.embedding_dim))
+    user = f"vbytes-once-{uuid.uuid4().hex[:8]}"
+    try:
+        _write(memory, user, vectors)
+        rows = _stored(driver, user)
+        assert [r["embedding"] for r in rows] == [None] * 3
+        assert [r["packed"] for r in rows] == [packed(v) for v in vectors]
+
+        assert store.unpack_vectors() >= 3  # and any other test's bytes-only facts
+        assert store.unpack_vectors() == 0
+        rows = _stored(driver, user)
+        assert [packed(r["embedding"]) for r in rows] == [packed(v) for v in vectors]
+        query = vectors[2].tolist()
+        found = {
+            native: FactSearch(driver, native_topk=native)
+            .candidates(
+                user, vector=query, lucene=None, entity_grams=[], mode="history",
+                now=NOW, k_dense=3, strategy="exact",
+            )
+            .rows
+            for native in (True, False)
+        }  # fmt: skip
+        assert [r.id for r in found[False]] == [r.id for r in found[True]]
+        assert found[True][0].id == "f2"
+    finally:
+        memory.erase_user(user)
+
+
 def test_an_import_stores_the_same_vector_as_bytes_or_as_a_float_list(
     memory: Memory, driver: Driver
 ) -> None:
     """Another memory's facts (``import_facts``, e.g. from Graphiti) take the same two
-    paths: bytes through the plugin, a float list without it; the same stored values."""
+    paths: bytes alone through the plugin, a float list alone without it; the same
+    values."""
     from hmem.graph.imported import ImportedFact
 
     store = memory.store
@@ -104,14 +156,12 @@ def test_an_import_stores_the_same_vector_as_bytes_or_as_a_float_list(
             assert store.import_facts(users["list"], facts)["facts"] == 3
         finally:
             store._vector_set = None
-        got = {
-            kind: [r.data() for r in driver.execute_query(_STORED, user_id=user)[0]]
-            for kind, user in users.items()
-        }
+        got = {kind: _stored(driver, user) for kind, user in users.items()}
         assert len(got["bytes"]) == 3
-        assert got["bytes"] == got["list"]
-        assert {r["type"] for r in got["bytes"]} == {"LIST<FLOAT NOT NULL> NOT NULL"}
-        assert all(r["packed"] is not None for r in got["bytes"])
+        assert [r["embedding"] for r in got["bytes"]] == [None] * 3
+        assert [r["packed"] for r in got["list"]] == [None] * 3
+        assert [r["packed"] for r in got["bytes"]] == [packed(r["embedding"]) for r in got["list"]]
+        assert {r["type"] for r in got["list"]} == {"LIST<FLOAT NOT NULL> NOT NULL"}
     finally:
         for user in users.values():
             memory.erase_user(user)

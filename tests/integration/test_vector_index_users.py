@@ -31,6 +31,12 @@ OPTIONAL MATCH (f:Fact {user_id: $user_id})
 RETURN u.vector_index AS state, count(f) AS facts,
        count(CASE WHEN f:IndexedFact THEN 1 END) AS labelled
 """
+# A fact's float array (what the index covers) and its float32 bytes (what hmem's
+# procedure reads): with the plugin, only a fact in the index has both.
+_COPIES = """
+MATCH (f:Fact {user_id: $user_id})
+RETURN count(f.embedding) AS floats, count(f.embedding_f32le) AS bytes
+"""
 _IN_INDEX = """
 CALL db.index.vector.queryNodes('fact_embedding', 100, $vector) YIELD node
 WHERE node.user_id = $user_id
@@ -71,6 +77,8 @@ def test_a_small_user_stays_out_of_the_index_until_a_write_passes_the_size(
     vectors = _vectors(8)
     small.remember_many(_drafts(vectors[:MIN]), user_id=user_id, observed_at=NOW)
     assert _state(driver, user_id) == (None, MIN, 0)
+    [copies] = driver.execute_query(_COPIES, user_id=user_id).records
+    assert (copies["floats"], copies["bytes"]) == (0, MIN)  # the vector once, as bytes
     indexed_users = memory_stats(driver, small.config.neo4j_database)["indexed_users"]
     [[found]] = driver.execute_query(_IN_INDEX, vector=vectors[0].tolist(), user_id=user_id)[0]
     assert found == 0  # the index never saw this user's vectors
@@ -85,7 +93,9 @@ def test_a_small_user_stays_out_of_the_index_until_a_write_passes_the_size(
     small.remember("indexed fact number 7", user_id=user_id, embedding=vectors[7].tolist())
     assert _state(driver, user_id) == ("ready", 8, 8)
     [[found]] = driver.execute_query(_IN_INDEX, vector=vectors[7].tolist(), user_id=user_id)[0]
-    assert found == 8
+    assert found == 8  # the fill made the float arrays of the facts stored as bytes
+    [copies] = driver.execute_query(_COPIES, user_id=user_id).records
+    assert (copies["floats"], copies["bytes"]) == (8, 8)
 
 
 def test_searches_use_the_index_only_for_a_user_it_holds(
@@ -130,6 +140,8 @@ def test_an_import_past_the_size_fills_the_index(
     assert _state(driver, user_id) == (None, MIN, 0)
     small.store.import_facts(user_id, facts[MIN:])
     assert _state(driver, user_id) == ("ready", MIN + 2, MIN + 2)
+    [[found]] = driver.execute_query(_IN_INDEX, vector=vectors[0].tolist(), user_id=user_id)[0]
+    assert found == MIN + 2
 
 
 def test_a_fill_that_stopped_is_finished_by_the_next_write(

@@ -77,7 +77,7 @@ CALL () {
 CALL (facts, named, indexed, lucene) {
   WITH 1 AS go WHERE $dense = 'exact'
   MATCH (f:Fact {user_id: $user_id})
-  WHERE f.embedding IS NOT NULL
+  WHERE (f.embedding_f32le IS NOT NULL OR f.embedding IS NOT NULL)
     AND
     //include in_view
   // The same top $k_dense: one call of hmem's procedure, or plain Cypher without it.

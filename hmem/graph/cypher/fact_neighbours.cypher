@@ -8,7 +8,7 @@
 // With hmem's plugin (the //native text) the same top $k comes from one call of
 // hmem.vector.topk (same scores; it skips such vectors too).
 MATCH (f:Fact {user_id: $user_id})
-WHERE f.known_to IS NULL AND f.embedding IS NOT NULL
+WHERE f.known_to IS NULL AND (f.embedding_f32le IS NOT NULL OR f.embedding IS NOT NULL)
 //native WITH collect(f) AS fs
 //native CALL hmem.vector.topk(fs, ['embedding_f32le', 'embedding'], $vector, $k)
 //native   YIELD node AS f, score

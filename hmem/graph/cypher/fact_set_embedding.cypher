@@ -1,15 +1,23 @@
 // params: user_id, rows
-// setNodeVectorProperty stores float32: half the bytes of a plain SET of a float list.
-// x.packed is the same vector as float32 little-endian bytes, which the exact scan of
-// hmem's procedure reads (hmem.localdb.plugin): Neo4j keeps byte arrays as they are, and
-// reading them is several times cheaper than unpacking a stored float list. With hmem's
-// plugin (the //native text) only the bytes are sent and hmem.vector.set stores the same
-// float array from them (as write_apply.cypher does).
+// A fact's vector, stored once where it is read (as write_apply.cypher). With hmem's
+// plugin (the //native text): float32 little-endian bytes (embedding_f32le, which
+// hmem.vector.topk reads: Neo4j keeps byte arrays as they are), and for a fact in the
+// vector index (IndexedFact) also the float array the index covers, which
+// hmem.vector.set makes from the same bytes; a float copy of a fact outside the index
+// (an older hmem's) is removed. Without the plugin: a float list, stored as float32 by
+// setNodeVectorProperty (half the bytes of a plain SET), and an older byte copy is
+// removed. A stale copy must not stay: the procedure reads the bytes first.
 UNWIND $rows AS x
 MATCH (f:Fact {user_id: $user_id, id: x.id})
 //plain begin
 CALL db.create.setNodeVectorProperty(f, 'embedding', x.embedding)
+REMOVE f.embedding_f32le
 //plain end
-//native CALL hmem.vector.set(f, 'embedding', x.packed)
-SET f.embedding_f32le = x.packed
+//native SET f.embedding_f32le = x.packed
+//native REMOVE f.embedding
+//native WITH f, x
+//native CALL (f, x) {
+//native   WITH f, x WHERE f:IndexedFact
+//native   CALL hmem.vector.set(f, 'embedding', x.packed)
+//native }
 RETURN count(f) AS embedded

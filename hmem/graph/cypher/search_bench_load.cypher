@@ -1,7 +1,8 @@
 // params: user_id, indexed, facts, links, now
 // Benchmark only (hmem.bench.latency): synthetic facts for one user with their unit
 // vectors (x.embedding, drawn by the caller, stored as float32, and x.packed, the same as
-// float32 little-endian bytes, as write_apply.cypher writes), entity mentions, and
+// float32 little-endian bytes: both, so that --plain-cypher can scan the same store; the
+// product keeps one, write_apply.cypher), entity mentions, and
 // SUPERSEDES links that close the older fact. New facts have no MENTIONS yet: CREATE.
 // x.valid_from is ISO 8601 text: the driver turns each datetime into a Bolt structure in
 // pure Python, which costs more than parsing it here. $indexed: a user big enough for

@@ -71,13 +71,24 @@ CALL (seeds) {
   //include in_view
   WITH f, max(first) AS session,
        max(CASE WHEN abs(a.turn - b.turn) = 1 THEN first ELSE 0.0 END) AS adjacent
-  RETURN collect([f, 'session', session]) + [m IN collect([f, 'adjacent', adjacent]) WHERE m[2] > 0.0]
-       + [m IN collect(f) WHERE m.valid_from >= $window_from AND m.valid_from < $window_to | [m, 'time', 1.0]]
-       + CASE WHEN size($vector) = 0 THEN [] ELSE [m IN collect([f, 'dense',
-           CASE WHEN f.embedding IS NULL OR size(f.embedding) <> size($vector) THEN null
-                WHEN NOT reduce(sq = 0.0, x IN f.embedding | sq + x * x) > 0.0 THEN null
-                WHEN reduce(sq = 0.0, x IN f.embedding | sq + x * x) = 1.0 / 0.0 THEN null
-                ELSE vector.similarity.cosine(f.embedding, $vector) END]) WHERE m[2] IS NOT NULL] END AS mates
+  WITH collect([f, 'session', session]) + [m IN collect([f, 'adjacent', adjacent]) WHERE m[2] > 0.0]
+       + [m IN collect(f) WHERE m.valid_from >= $window_from AND m.valid_from < $window_to | [m, 'time', 1.0]] AS mates,
+       CASE WHEN size($vector) = 0 THEN [] ELSE collect(f) END AS members
+  // Their dense scores, as the exact scan scores them (_candidates.cypher): one call
+  // of hmem's procedure, or plain Cypher without it; a vector cosine cannot use is
+  // skipped.
+  CALL (members) {
+    //native CALL hmem.vector.topk(members, ['embedding_f32le', 'embedding'], $vector, size(members))
+    //native   YIELD node, score
+    //native RETURN collect([node, 'dense', score]) AS dense
+    //plain begin
+    UNWIND members AS f
+    WITH f, reduce(sq = 0.0, x IN f.embedding | sq + x * x) AS sq
+    WHERE size(f.embedding) = size($vector) AND sq > 0.0 AND sq < 1.0 / 0.0
+    RETURN collect([f, 'dense', vector.similarity.cosine(f.embedding, $vector)]) AS dense
+    //plain end
+  }
+  RETURN mates + dense AS mates
 }
 // Every fact the graph step brought has a 'session' row: those said by a named person
 // get 'speaker' too.

@@ -13,11 +13,15 @@
 // id is a stored fact's is not written and comes back in `clashes` (the caller rolls
 // the transaction back: ConflictError). `created` are the ids written, which the episode's
 // links and the audit event name.
-// x.embedding is stored as float32 by setNodeVectorProperty (half the bytes of a plain
-// SET of a float list); x.packed is the same vector as float32 little-endian bytes, which
-// hmem's procedure reads (hmem.localdb.plugin). With hmem's plugin (the //native text)
-// the vector is sent only as those bytes and hmem.vector.set stores the same float array
-// from them: a float list parameter costs the server an object per value to unpack.
+// A fact's vector is stored once where it is read. With hmem's plugin (the //native
+// text) it is sent and kept as float32 little-endian bytes (x.packed, the property
+// embedding_f32le that hmem.vector.topk reads: Neo4j keeps byte arrays as they are,
+// while a float array is bit-packed and slow to read back); only a fact that goes into
+// the vector index (indexed, below) also gets the float array the index covers, which
+// hmem.vector.set makes from the same bytes. Without the plugin, plain Cypher reads
+// x.embedding, a float list stored as float32 by setNodeVectorProperty (half the bytes
+// of a plain SET), and no bytes are kept. A float list parameter costs the server an
+// object per value to unpack; bytes arrive as one array.
 // New facts have no MENTIONS yet: CREATE (the caller sends each fact's entities once
 // per canonical name).
 // indexed: the user's facts go into the vector index (user_vector_index_fill.cypher):
@@ -49,15 +53,16 @@ CALL (indexed, clashes) {
     corroborations: 1, source: x.source, speaker: x.speaker
   })
   FOREACH (_ IN CASE WHEN indexed THEN [1] ELSE [] END | SET f:IndexedFact)
-  WITH f, x
-  CALL (f, x) {
+  WITH f, x, indexed
+  CALL (f, x, indexed) {
 //plain begin
     WITH f, x WHERE x.embedding IS NOT NULL
     CALL db.create.setNodeVectorProperty(f, 'embedding', x.embedding)
 //plain end
-//native     WITH f, x WHERE x.packed IS NOT NULL
+//native     WITH f, x, indexed WHERE x.packed IS NOT NULL
+//native     SET f.embedding_f32le = x.packed
+//native     WITH f, x WHERE indexed
 //native     CALL hmem.vector.set(f, 'embedding', x.packed)
-    SET f.embedding_f32le = x.packed
   }
   CALL (f, x) {
     UNWIND x.entities AS m

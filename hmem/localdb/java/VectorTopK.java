@@ -14,6 +14,7 @@ import org.neo4j.procedure.Description;
 import org.neo4j.procedure.Mode;
 import org.neo4j.procedure.Name;
 import org.neo4j.procedure.Procedure;
+import org.neo4j.procedure.UserFunction;
 
 /**
  * The exact per-user dense scan of hmem's read path as one procedure call.
@@ -24,11 +25,12 @@ import org.neo4j.procedure.Procedure;
  * nodes it matched (one user's, already filtered by time), so the procedure sees nothing
  * else. Nodes without a valid vector of the query's dimension are skipped.
  *
- * <p>A vector is read from the first of the given properties that holds one: hmem writes
- * each fact's vector twice, as a float list ({@code embedding}, for the vector index and
- * plain Cypher) and as float32 little-endian bytes ({@code embedding_f32le}). Neo4j
- * stores byte arrays as they are but bit-packs float arrays, and unpacking 384 floats
- * cost more than the rest of the scan (measured: docs/retrieval.md).
+ * <p>A vector is read from the first of the given properties that holds one: with this
+ * plugin hmem keeps a fact's vector as float32 little-endian bytes ({@code
+ * embedding_f32le}), and a fact in the vector index (or written without the plugin) has
+ * a float list ({@code embedding}) too or instead. Neo4j stores byte arrays as they are
+ * but bit-packs float arrays, and unpacking 384 floats cost more than the rest of the
+ * scan (measured: docs/retrieval.md).
  *
  * <p>Why a procedure: in Cypher each row also pays for a generic list-to-vector
  * conversion of both arguments and the slotted runtime's sort; here the query vector is
@@ -139,6 +141,41 @@ public class VectorTopK {
             }
         }
         node.setProperty(property, values);
+    }
+
+    @UserFunction(name = "hmem.vector.of")
+    @Description("hmem.vector.of(node): the fact's vector as a float list, from its float32 "
+            + "little-endian bytes (embedding_f32le) or else its float array (embedding); "
+            + "null without one. For queries by hand: hmem keeps most facts' vectors as bytes.")
+    public List<Double> of(@Name("node") Node node) {
+        if (node == null) {
+            return null;
+        }
+        Object bytes = node.getProperty("embedding_f32le", null);
+        if (bytes instanceof byte[] raw && raw.length > 0 && raw.length % 4 == 0) {
+            FloatBuffer floats = ByteBuffer.wrap(raw).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+            List<Double> out = new ArrayList<>(floats.remaining());
+            while (floats.hasRemaining()) {
+                out.add((double) floats.get());
+            }
+            return out;
+        }
+        Object value = node.getProperty("embedding", null);
+        if (value instanceof float[] floats) {
+            List<Double> out = new ArrayList<>(floats.length);
+            for (float x : floats) {
+                out.add((double) x);
+            }
+            return out;
+        }
+        if (value instanceof double[] doubles) {
+            List<Double> out = new ArrayList<>(doubles.length);
+            for (double x : doubles) {
+                out.add(x);
+            }
+            return out;
+        }
+        return null;
     }
 
     private static float[] normalised(List<Double> vector) {

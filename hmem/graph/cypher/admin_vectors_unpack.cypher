@@ -1,0 +1,9 @@
+// params: rows
+// The float array for facts that kept their vector only as bytes (see
+// admin_vectors_packed_only.cypher), stored as float32 by setNodeVectorProperty. Each
+// row names its own user: the match stays inside that user's facts.
+UNWIND $rows AS x
+MATCH (f:Fact {user_id: x.user_id, id: x.id})
+WHERE f.embedding IS NULL
+CALL db.create.setNodeVectorProperty(f, 'embedding', x.embedding)
+RETURN count(f) AS unpacked
