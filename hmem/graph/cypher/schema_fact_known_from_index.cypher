@@ -1,2 +1,0 @@
-// params:
-CREATE INDEX fact_known_from IF NOT EXISTS FOR (f:Fact) ON (f.known_from)
