@@ -121,7 +121,8 @@ class StoreBase:
         a server without the plugin (Aura) needs the floats: the store runs this when
         it finds the plugin missing (``ensure_schema``, or the first write), in batches
         of ``batch`` facts across all users, before any plain statement relies on them.
-        A store with none is one scan of the facts' label."""
+        Such facts carry the label ``PackedVector``: a store with none costs one lookup
+        of that label, not a scan of every fact."""
         done = 0
         while rows := self._read_values("admin_vectors_packed_only", limit=batch):
             payload = [

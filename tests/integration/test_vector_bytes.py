@@ -25,7 +25,7 @@ _STORED = """
 MATCH (f:Fact {user_id: $user_id})
 RETURN f.id AS id, f.embedding AS embedding, valueType(f.embedding) AS type,
        f.embedding_f32le AS packed, f.valid_from AS valid_from, f.known_from AS known_from,
-       f.valid_to AS valid_to
+       f.valid_to AS valid_to, f:PackedVector AS bytes_only
 ORDER BY id
 """
 _INDEXED = """
@@ -106,11 +106,13 @@ def test_a_small_users_vector_is_stored_once_and_unpacked_for_a_server_without_t
         rows = _stored(driver, user)
         assert [r["embedding"] for r in rows] == [None] * 3
         assert [r["packed"] for r in rows] == [packed(v) for v in vectors]
+        assert [r["bytes_only"] for r in rows] == [True] * 3
 
         assert store.unpack_vectors() >= 3  # and any other test's bytes-only facts
         assert store.unpack_vectors() == 0
         rows = _stored(driver, user)
         assert [packed(r["embedding"]) for r in rows] == [packed(v) for v in vectors]
+        assert [r["bytes_only"] for r in rows] == [False] * 3
         query = vectors[2].tolist()
         found = {
             native: FactSearch(driver, native_topk=native)
@@ -159,7 +161,9 @@ def test_an_import_stores_the_same_vector_as_bytes_or_as_a_float_list(
         got = {kind: _stored(driver, user) for kind, user in users.items()}
         assert len(got["bytes"]) == 3
         assert [r["embedding"] for r in got["bytes"]] == [None] * 3
+        assert [r["bytes_only"] for r in got["bytes"]] == [True] * 3
         assert [r["packed"] for r in got["list"]] == [None] * 3
+        assert [r["bytes_only"] for r in got["list"]] == [False] * 3
         assert [r["packed"] for r in got["bytes"]] == [packed(r["embedding"]) for r in got["list"]]
         assert {r["type"] for r in got["list"]} == {"LIST<FLOAT NOT NULL> NOT NULL"}
     finally:

@@ -35,7 +35,8 @@ RETURN u.vector_index AS state, count(f) AS facts,
 # procedure reads): with the plugin, only a fact in the index has both.
 _COPIES = """
 MATCH (f:Fact {user_id: $user_id})
-RETURN count(f.embedding) AS floats, count(f.embedding_f32le) AS bytes
+RETURN count(f.embedding) AS floats, count(f.embedding_f32le) AS bytes,
+       count(CASE WHEN f:PackedVector THEN 1 END) AS labelled_bytes_only
 """
 _IN_INDEX = """
 CALL db.index.vector.queryNodes('fact_embedding', 100, $vector) YIELD node
@@ -78,7 +79,8 @@ def test_a_small_user_stays_out_of_the_index_until_a_write_passes_the_size(
     small.remember_many(_drafts(vectors[:MIN]), user_id=user_id, observed_at=NOW)
     assert _state(driver, user_id) == (None, MIN, 0)
     [copies] = driver.execute_query(_COPIES, user_id=user_id).records
-    assert (copies["floats"], copies["bytes"]) == (0, MIN)  # the vector once, as bytes
+    # the vector once, as bytes, and labelled so (GraphStore.unpack_vectors finds them)
+    assert (copies["floats"], copies["bytes"], copies["labelled_bytes_only"]) == (0, MIN, MIN)
     indexed_users = memory_stats(driver, small.config.neo4j_database)["indexed_users"]
     [[found]] = driver.execute_query(_IN_INDEX, vector=vectors[0].tolist(), user_id=user_id)[0]
     assert found == 0  # the index never saw this user's vectors
@@ -95,7 +97,7 @@ def test_a_small_user_stays_out_of_the_index_until_a_write_passes_the_size(
     [[found]] = driver.execute_query(_IN_INDEX, vector=vectors[7].tolist(), user_id=user_id)[0]
     assert found == 8  # the fill made the float arrays of the facts stored as bytes
     [copies] = driver.execute_query(_COPIES, user_id=user_id).records
-    assert (copies["floats"], copies["bytes"]) == (8, 8)
+    assert (copies["floats"], copies["bytes"], copies["labelled_bytes_only"]) == (8, 8, 0)
 
 
 def test_searches_use_the_index_only_for_a_user_it_holds(

@@ -7,10 +7,11 @@ UNWIND $rows AS x
 MATCH (f:Fact {user_id: x.user_id, id: x.id})
 //plain begin
 CALL db.create.setNodeVectorProperty(f, 'embedding', x.embedding)
-REMOVE f.embedding_f32le
+REMOVE f.embedding_f32le, f:PackedVector
 //plain end
 //native SET f.embedding_f32le = x.packed
 //native REMOVE f.embedding
+//native FOREACH (_ IN CASE WHEN f:IndexedFact THEN [] ELSE [1] END | SET f:PackedVector)
 //native WITH f, x
 //native CALL (f, x) {
 //native   WITH f, x WHERE f:IndexedFact

@@ -4,6 +4,9 @@
 // row names its own user: the match stays inside that user's facts.
 UNWIND $rows AS x
 MATCH (f:Fact {user_id: x.user_id, id: x.id})
-WHERE f.embedding IS NULL
-CALL db.create.setNodeVectorProperty(f, 'embedding', x.embedding)
+CALL (f, x) {
+  WITH f, x WHERE f.embedding IS NULL
+  CALL db.create.setNodeVectorProperty(f, 'embedding', x.embedding)
+}
+REMOVE f:PackedVector
 RETURN count(f) AS unpacked

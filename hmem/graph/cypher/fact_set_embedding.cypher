@@ -4,17 +4,19 @@
 // hmem.vector.topk reads: Neo4j keeps byte arrays as they are), and for a fact in the
 // vector index (IndexedFact) also the float array the index covers, which
 // hmem.vector.set makes from the same bytes; a float copy of a fact outside the index
-// (an older hmem's) is removed. Without the plugin: a float list, stored as float32 by
-// setNodeVectorProperty (half the bytes of a plain SET), and an older byte copy is
-// removed. A stale copy must not stay: the procedure reads the bytes first.
+// (an older hmem's) is removed and the fact labelled PackedVector (write_apply.cypher).
+// Without the plugin: a float list, stored as float32 by setNodeVectorProperty (half
+// the bytes of a plain SET), and an older byte copy and the label are removed. A stale
+// copy must not stay: the procedure reads the bytes first.
 UNWIND $rows AS x
 MATCH (f:Fact {user_id: $user_id, id: x.id})
 //plain begin
 CALL db.create.setNodeVectorProperty(f, 'embedding', x.embedding)
-REMOVE f.embedding_f32le
+REMOVE f.embedding_f32le, f:PackedVector
 //plain end
 //native SET f.embedding_f32le = x.packed
 //native REMOVE f.embedding
+//native FOREACH (_ IN CASE WHEN f:IndexedFact THEN [] ELSE [1] END | SET f:PackedVector)
 //native WITH f, x
 //native CALL (f, x) {
 //native   WITH f, x WHERE f:IndexedFact

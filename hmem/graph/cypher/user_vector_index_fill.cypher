@@ -10,6 +10,7 @@ MATCH (f:Fact {user_id: $user_id})
 WHERE NOT f:IndexedFact
 CALL (f) {
   SET f:IndexedFact
+//native   REMOVE f:PackedVector
 //native   WITH f WHERE f.embedding_f32le IS NOT NULL
 //native   CALL hmem.vector.set(f, 'embedding', f.embedding_f32le)
 } IN TRANSACTIONS OF $batch ROWS

@@ -18,7 +18,9 @@
 // embedding_f32le that hmem.vector.topk reads: Neo4j keeps byte arrays as they are,
 // while a float array is bit-packed and slow to read back); only a fact that goes into
 // the vector index (indexed, below) also gets the float array the index covers, which
-// hmem.vector.set makes from the same bytes. Without the plugin, plain Cypher reads
+// hmem.vector.set makes from the same bytes; the others are labelled PackedVector (what
+// GraphStore.unpack_vectors looks for on a server without the plugin). Without the
+// plugin, plain Cypher reads
 // x.embedding, a float list stored as float32 by setNodeVectorProperty (half the bytes
 // of a plain SET), and no bytes are kept. A float list parameter costs the server an
 // object per value to unpack; bytes arrive as one array.
@@ -61,6 +63,7 @@ CALL (indexed, clashes) {
 //plain end
 //native     WITH f, x, indexed WHERE x.packed IS NOT NULL
 //native     SET f.embedding_f32le = x.packed
+//native     FOREACH (_ IN CASE WHEN indexed THEN [] ELSE [1] END | SET f:PackedVector)
 //native     WITH f, x WHERE indexed
 //native     CALL hmem.vector.set(f, 'embedding', x.packed)
   }
