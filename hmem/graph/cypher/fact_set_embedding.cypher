@@ -1,25 +1,7 @@
 // params: user_id, rows
-// A fact's vector, stored once where it is read (as write_apply.cypher). With hmem's
-// plugin (the //native text): float32 little-endian bytes (embedding_f32le, which
-// hmem.vector.topk reads: Neo4j keeps byte arrays as they are), and for a fact in the
-// vector index (IndexedFact) also the float array the index covers, which
-// hmem.vector.set makes from the same bytes; a float copy of a fact outside the index
-// (an older hmem's) is removed and the fact labelled PackedVector (write_apply.cypher).
-// Without the plugin: a float list, stored as float32 by setNodeVectorProperty (half
-// the bytes of a plain SET), and an older byte copy and the label are removed. A stale
-// copy must not stay: the procedure reads the bytes first.
+// Each row's fact gets its vector, stored once where it is read (the fragment
+// _vector_once.cypher: bytes with hmem's plugin, a float list without it).
 UNWIND $rows AS x
 MATCH (f:Fact {user_id: $user_id, id: x.id})
-//plain begin
-CALL db.create.setNodeVectorProperty(f, 'embedding', x.embedding)
-REMOVE f.embedding_f32le, f:PackedVector
-//plain end
-//native SET f.embedding_f32le = x.packed
-//native REMOVE f.embedding
-//native FOREACH (_ IN CASE WHEN f:IndexedFact THEN [] ELSE [1] END | SET f:PackedVector)
-//native WITH f, x
-//native CALL (f, x) {
-//native   WITH f, x WHERE f:IndexedFact
-//native   CALL hmem.vector.set(f, 'embedding', x.packed)
-//native }
+//include vector_once
 RETURN count(f) AS embedded

@@ -2,7 +2,7 @@
 // What is stored for a user, per label; erasure proves itself with this.
 RETURN
   COUNT { MATCH (n:Fact {user_id: $user_id}) } AS facts,
-  COUNT { MATCH (n:Fact {user_id: $user_id}) 
+  COUNT { MATCH (n:Fact {user_id: $user_id})
           WHERE n.embedding_f32le IS NOT NULL OR n.embedding IS NOT NULL } AS vectors,
   COUNT { MATCH (n:Entity {user_id: $user_id}) } AS entities,
   COUNT { MATCH (n:Episode {user_id: $user_id}) } AS episodes,

@@ -20,10 +20,10 @@
 // the vector index (indexed, below) also gets the float array the index covers, which
 // hmem.vector.set makes from the same bytes; the others are labelled PackedVector (what
 // GraphStore.unpack_vectors looks for on a server without the plugin). Without the
-// plugin, plain Cypher reads
-// x.embedding, a float list stored as float32 by setNodeVectorProperty (half the bytes
-// of a plain SET), and no bytes are kept. A float list parameter costs the server an
-// object per value to unpack; bytes arrive as one array.
+// plugin, plain Cypher reads x.embedding, a float list stored as float32 by
+// setNodeVectorProperty (half the bytes of a plain SET), and no bytes are kept. A float
+// list parameter costs the server an object per value to unpack; bytes arrive as one
+// array. (_vector_once.cypher does the same for a stored fact's new vector.)
 // New facts have no MENTIONS yet: CREATE (the caller sends each fact's entities once
 // per canonical name).
 // indexed: the user's facts go into the vector index (user_vector_index_fill.cypher):
