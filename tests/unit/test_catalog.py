@@ -63,6 +63,52 @@ def test_every_labelled_node_pattern_is_scoped_by_user(path: Path) -> None:
             assert "user_id: $user_id" in inside, f"{path.name}: {match.group(0)} is not scoped"
 
 
+# A key lookup: a MATCHed fact or episode found by its user and id (or a fact by its
+# text's hash), in the node pattern or as `WHERE v.id IN ...` right after it.
+_KEY_IN_PATTERN = re.compile(r"\((\w*):(Fact|Episode) \{user_id: [^,}]+, (id|hash): ")
+_KEY_IN_WHERE = re.compile(r"\((\w+):(Fact|Episode) \{user_id: [^,}]+\}\)[^\n]*\n\s*WHERE \1\.(id|hash) IN ")
+_CLAUSE = re.compile(r"\b(MATCH|MERGE|CREATE)\b")
+
+
+def _key_lookups(text: str) -> list[tuple[str, str, str]]:
+    """(variable, label, key) of every key lookup in a MATCH clause of ``text``."""
+    found = []
+    for pattern in (_KEY_IN_PATTERN, _KEY_IN_WHERE):
+        for match in pattern.finditer(text):
+            clauses = _CLAUSE.findall(text, 0, match.start())
+            if clauses and clauses[-1] == "MATCH":
+                found.append((match.group(1), match.group(2), match.group(3)))
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(catalog.load()))
+def test_every_key_lookup_names_its_index(name: str) -> None:
+    """Neo4j plans a statement with the store's statistics when it first runs it. On a
+    new store (no facts yet) it found a fact by id through the one-property
+    ``Fact(user_id)`` index, reading every fact of the user for each one it looked up,
+    and kept that plan while the user grew (a fresh server: 100 facts per
+    ``remember_many`` took 2-5 s). ``USING INDEX v:Fact(user_id, id)`` makes the plan
+    the same on any store (docs/write-path.md)."""
+    stmt = catalog.statement(name)
+    for text in filter(None, (stmt.text, stmt.native, stmt.cypher25, stmt.cypher25_native)):
+        body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+        for var, label, key in _key_lookups(body):
+            assert var, f"{name}: a key lookup without a variable cannot name its index"
+            assert f"USING INDEX {var}:{label}(user_id, {key})" in body, (
+                f"{name}: {var}:{label} is found by {key} without naming its index"
+            )
+
+
+def test_the_key_lookup_check_sees_each_form() -> None:
+    assert _key_lookups("MATCH (f:Fact {user_id: $user_id, id: x.id})") == [("f", "Fact", "id")]
+    assert _key_lookups("MATCH (:Fact {user_id: $user_id, hash: $h})") == [("", "Fact", "hash")]
+    assert _key_lookups("MATCH (f:Fact {user_id: $user_id})\n  WHERE f.id IN $ids") == [
+        ("f", "Fact", "id")
+    ]
+    assert _key_lookups("MERGE (ep:Episode {user_id: $user_id, id: x.id})") == []
+    assert _key_lookups("CREATE (f:Fact {user_id: $user_id, id: x.id})") == []
+
+
 def test_no_cypher_is_built_in_python() -> None:
     """Statements live in .cypher files; Python never assembles Cypher text."""
     pkg = Path(catalog.__file__).parents[1]

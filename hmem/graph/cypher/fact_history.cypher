@@ -1,6 +1,6 @@
 // params: user_id, fact_id
 // Every fact on the supersession chain through this one, and the edges among them.
-MATCH (start:Fact {user_id: $user_id, id: $fact_id})
+MATCH (start:Fact {user_id: $user_id, id: $fact_id}) USING INDEX start:Fact(user_id, id)
 OPTIONAL MATCH (start)-[:SUPERSEDES*1..64]->(older:Fact {user_id: $user_id})
 OPTIONAL MATCH (newer:Fact {user_id: $user_id})-[:SUPERSEDES*1..64]->(start)
 WITH start, collect(DISTINCT older) + collect(DISTINCT newer) + [start] AS chain

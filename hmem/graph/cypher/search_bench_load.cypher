@@ -30,8 +30,8 @@ CREATE (f)-[:MENTIONS]->(e)
 WITH count(f) AS created
 CALL (created) {
   UNWIND $links AS l
-  MATCH (n:Fact {user_id: $user_id, id: l.new_id})
-  MATCH (o:Fact {user_id: $user_id, id: l.old_id})
+  MATCH (n:Fact {user_id: $user_id, id: l.new_id}) USING INDEX n:Fact(user_id, id)
+  MATCH (o:Fact {user_id: $user_id, id: l.old_id}) USING INDEX o:Fact(user_id, id)
   CREATE (n)-[:SUPERSEDES {reason: 'contradiction', at: n.known_from, relation: null}]->(o)
   SET o.known_to = n.known_from, o.valid_to = n.valid_from, o.close_reason = 'contradiction'
   RETURN count(*) AS linked

@@ -3,7 +3,7 @@
 // (older) and what replaced it (newer), each with its windows and the link's reason
 // and time; RELATES neighbours by id (a relation of 'conflicts' marks an open conflict).
 UNWIND $ids AS fid
-MATCH (f:Fact {user_id: $user_id, id: fid})
+MATCH (f:Fact {user_id: $user_id, id: fid}) USING INDEX f:Fact(user_id, id)
 CALL (f) {
   OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity {user_id: $user_id})
   RETURN collect(e.name) AS entities

@@ -1,4 +1,5 @@
 // params: user_id
 MATCH (n:Fact {user_id: $user_id})-[r:SUPERSEDES]->(o:Fact {user_id: $user_id})
+USING INDEX n:Fact(user_id)
 RETURN n.id AS new_id, o.id AS old_id, r.reason AS reason, r.at AS at, r.relation AS relation
 ORDER BY r.at, n.id

@@ -38,14 +38,16 @@ WHERE NOT erasing AND (erased_at IS NULL OR erased_at < $accepted)
 CALL () {
   // new facts whose id a stored fact has (and whose text is not an open fact's)
   UNWIND $facts AS x
-  MATCH (:Fact {user_id: $user_id, id: x.id})
-  WHERE NOT EXISTS { MATCH (o:Fact {user_id: $user_id, hash: x.hash}) WHERE o.known_to IS NULL }
+  MATCH (c:Fact {user_id: $user_id, id: x.id}) USING INDEX c:Fact(user_id, id)
+  WHERE NOT EXISTS { MATCH (o:Fact {user_id: $user_id, hash: x.hash}) USING INDEX o:Fact(user_id, hash)
+                     WHERE o.known_to IS NULL }
   RETURN collect(x.id) AS clashes
 }
 CALL (indexed, clashes) {
   UNWIND CASE WHEN clashes = [] THEN $facts ELSE [] END AS x
   WITH indexed, x
-  WHERE NOT EXISTS { MATCH (o:Fact {user_id: $user_id, hash: x.hash}) WHERE o.known_to IS NULL }
+  WHERE NOT EXISTS { MATCH (o:Fact {user_id: $user_id, hash: x.hash}) USING INDEX o:Fact(user_id, hash)
+                     WHERE o.known_to IS NULL }
   CREATE (f:Fact {
     user_id: $user_id, id: x.id, text: x.text, category: x.category,
     importance: x.importance, hash: x.hash,
@@ -80,15 +82,15 @@ CALL (indexed, clashes) {
 CALL () {
   // new -[:SUPERSEDES]-> old
   UNWIND $links AS l
-  MATCH (n:Fact {user_id: $user_id, id: l.new_id})
-  MATCH (o:Fact {user_id: $user_id, id: l.old_id})
+  MATCH (n:Fact {user_id: $user_id, id: l.new_id}) USING INDEX n:Fact(user_id, id)
+  MATCH (o:Fact {user_id: $user_id, id: l.old_id}) USING INDEX o:Fact(user_id, id)
   CREATE (n)-[:SUPERSEDES {reason: l.reason, at: l.at, relation: l.relation}]->(o)
   RETURN count(*) AS linked
 }
 CALL () {
   // close the superseded facts in both clocks (as fact_close_many.cypher)
   UNWIND $closes AS x
-  MATCH (f:Fact {user_id: $user_id, id: x.id})
+  MATCH (f:Fact {user_id: $user_id, id: x.id}) USING INDEX f:Fact(user_id, id)
   WHERE f.known_to IS NULL
   SET f.valid_to_before_close = f.valid_to,
       f.valid_to = CASE WHEN f.valid_to IS NOT NULL AND f.valid_to < x.valid_to
@@ -100,15 +102,15 @@ CALL () {
 CALL () {
   // 'relates' (both stay true) or 'conflicts' (both open, unresolved)
   UNWIND $pairs AS p
-  MATCH (a:Fact {user_id: $user_id, id: p.a})
-  MATCH (b:Fact {user_id: $user_id, id: p.b})
+  MATCH (a:Fact {user_id: $user_id, id: p.a}) USING INDEX a:Fact(user_id, id)
+  MATCH (b:Fact {user_id: $user_id, id: p.b}) USING INDEX b:Fact(user_id, id)
   MERGE (a)-[r:RELATES]->(b)
     ON CREATE SET r.at = $now, r.relation = p.relation
   RETURN count(*) AS related
 }
 CALL () {
   UNWIND $merges AS fid
-  MATCH (f:Fact {user_id: $user_id, id: fid})
+  MATCH (f:Fact {user_id: $user_id, id: fid}) USING INDEX f:Fact(user_id, id)
   SET f.corroborations = f.corroborations + 1
   RETURN count(f) AS corroborated
 }
@@ -121,7 +123,7 @@ CALL (created) {
   WITH ep, x
   UNWIND x.links AS link
   WITH ep, link WHERE link.id IN created OR link.id IN $merges
-  MATCH (f:Fact {user_id: $user_id, id: link.id})
+  MATCH (f:Fact {user_id: $user_id, id: link.id}) USING INDEX f:Fact(user_id, id)
   MERGE (f)-[r:FROM]->(ep)
   // turn: the fact's position in the conversation (FactDraft.turn), so "the turn
   // before / after" is one hop through the episode (search_recall.cypher)

@@ -6,12 +6,12 @@
 // the caller works out the closes from them. One round trip; write_apply.cypher follows.
 //include guard
 CALL () {
-  MATCH (f:Fact {user_id: $user_id})
+  MATCH (f:Fact {user_id: $user_id}) USING INDEX f:Fact(user_id, hash)
   WHERE f.hash IN $hashes AND f.known_to IS NULL
   RETURN collect(f.hash) AS open_hashes
 }
 CALL () {
-  MATCH (f:Fact {user_id: $user_id})
+  MATCH (f:Fact {user_id: $user_id}) USING INDEX f:Fact(user_id, id)
   WHERE f.id IN $ids
   RETURN collect({id: f.id, valid_from: f.valid_from, valid_to: f.valid_to,
                   known_from: f.known_from, known_to: f.known_to}) AS found
