@@ -19,6 +19,7 @@ and an absent key is sent as a placeholder, which keyless local servers ignore. 
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import random
@@ -26,10 +27,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal, Protocol, Self, TypeVar, runtime_checkable
+from typing import Any, Literal, Protocol, Self, TypeVar, cast, runtime_checkable
 
+import numpy as np
+import numpy.typing as npt
 import openai
 import pydantic
+from openai.types import CreateEmbeddingResponse
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from openai.types.chat.completion_create_params import ResponseFormat
 
@@ -342,6 +346,19 @@ class ChatClient:
 # -- embeddings ---------------------------------------------------------------------
 
 
+def _vector(value: object, what: str) -> Sequence[float] | npt.NDArray[np.float32]:
+    """One embedding as the server sent it: base64 little-endian float32, or a list."""
+    if not isinstance(value, str):
+        return cast(Sequence[float], value)
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except ValueError:
+        raise ModelOutputError(f"{what} returned a vector that is not base64") from None
+    if len(raw) % 4:
+        raise ModelOutputError(f"{what} returned {len(raw)} bytes, not float32 values")
+    return np.frombuffer(raw, dtype="<f4")
+
+
 @runtime_checkable
 class EmbeddingClient(Protocol):
     """Turns texts into L2-normalised vectors of ``dim`` floats, order preserved."""
@@ -386,6 +403,12 @@ class OpenAIEmbeddings:
         if request_dimensions is None:
             request_dimensions = model.startswith("text-embedding-3")
         self._request_dimensions = request_dimensions
+        # Vectors are asked for as base64 float32, as OpenAI's own SDK asks by default: a
+        # JSON list of floats costs the SDK a Python object per value (3 vectors of 384
+        # floats: ~7 ms against ~3 ms here; 32: ~55 against ~8 ms). A server that refuses
+        # base64 (400 / 422) is asked for floats from then on; one that ignores the field
+        # answers floats, read as they come.
+        self._encoding: Literal["base64", "float"] = "base64"
 
     @property
     def dim(self) -> int:
@@ -404,26 +427,44 @@ class OpenAIEmbeddings:
 
     def _embed_batch(self, batch: list[str]) -> list[list[float]]:
         what = f"embeddings ({self._model})"
+        data = sorted(self._create(batch, what).data, key=lambda item: item.index)
+        if len(data) != len(batch):
+            raise ModelError(f"{what}: asked for {len(batch)} vectors, received {len(data)}")
+        rows = [_vector(cast(object, item.embedding), what) for item in data]
+        for row in rows:
+            if len(row) != self._dim:
+                raise DimensionMismatchError(
+                    f"{what}: the model returned {len(row)}-dimensional vectors "
+                    f"but embedding_dim is {self._dim}"
+                )
+        return unit_rows(rows, what)
+
+    def _create(self, batch: list[str], what: str) -> CreateEmbeddingResponse:
         extra: dict[str, Any] = {"dimensions": self._dim} if self._request_dimensions else {}
-        try:
-            response = self._retry.run(
+
+        def ask(encoding: Literal["base64", "float"]) -> CreateEmbeddingResponse:
+            return self._retry.run(
                 lambda: self._client.embeddings.create(
-                    model=self._model, input=batch, encoding_format="float", **extra
+                    model=self._model, input=batch, encoding_format=encoding, **extra
                 ),
                 what,
             )
+
+        try:
+            try:
+                return ask(self._encoding)
+            except openai.APIStatusError as exc:
+                if self._encoding != "base64" or exc.status_code not in (400, 422):
+                    raise
+                self._encoding = "float"  # for the client's lifetime
+                _log.info(
+                    "%s: the server refused base64 vectors (%s); asking for floats",
+                    what,
+                    _status_message(exc),
+                )
+                return ask("float")
         except openai.OpenAIError as exc:
             raise _model_error(what, exc) from exc
-        data = sorted(response.data, key=lambda item: item.index)
-        if len(data) != len(batch):
-            raise ModelError(f"{what}: asked for {len(batch)} vectors, received {len(data)}")
-        for item in data:
-            if len(item.embedding) != self._dim:
-                raise DimensionMismatchError(
-                    f"{what}: the model returned {len(item.embedding)}-dimensional vectors "
-                    f"but embedding_dim is {self._dim}"
-                )
-        return unit_rows([item.embedding for item in data], what)
 
     def close(self) -> None:
         """Close the HTTP connection pool."""

@@ -12,7 +12,10 @@ It speaks just enough of the OpenAI API for hmem's clients, over real sockets:
 - ``POST /v1/embeddings`` answers with ``embed_fn(text, dim)`` per input (default:
   ``hash_embedding``, a deterministic unit vector from the text's SHA-256), honouring
   ``dimensions`` and ``encoding_format`` ("float" or "base64"). Items queued with
-  ``queue_embeddings`` (``HttpError`` or ``Delay``) are answered first.
+  ``queue_embeddings`` (``HttpError`` or ``Delay``) are answered first. Servers differ
+  on base64: ``base64_embeddings`` "honoured" (the default, as OpenAI), "refused" (400
+  without consuming a queued item, as vLLM did) or "ignored" (floats whatever was
+  asked, as Ollama and LM Studio).
 - ``GET /v1/models`` lists one model.
 
 With ``api_key`` set (the default: ``FAKE_API_KEY``), a request without
@@ -34,7 +37,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, Self, cast
+from typing import Any, Literal, Self, cast
 
 import numpy as np
 
@@ -118,12 +121,14 @@ class FakeOpenAIServer:
         embedding_dim: int = 384,
         embed_fn: Callable[[str, int], Sequence[float]] = hash_embedding,
         json_schema_supported: bool = True,
+        base64_embeddings: Literal["honoured", "refused", "ignored"] = "honoured",
         chat_replies: Iterable[ChatReply] = (),
     ) -> None:
         self.api_key = api_key
         self.embedding_dim = embedding_dim
         self.embed_fn = embed_fn
         self.json_schema_supported = json_schema_supported
+        self.base64_embeddings = base64_embeddings
         self.requests: list[RecordedRequest] = []
         self._chat: deque[ChatReply] = deque(chat_replies)
         self._embeddings: deque[HttpError | Delay] = deque()
@@ -288,6 +293,9 @@ class FakeOpenAIServer:
         )
 
     def embeddings(self, body: Any) -> tuple[int, Any, dict[str, str]]:
+        base64_asked = isinstance(body, dict) and body.get("encoding_format") == "base64"
+        if base64_asked and self.base64_embeddings == "refused":
+            return 400, _error("base64 encoding is not currently supported"), {}
         item = self._next_embedding_item()
         while isinstance(item, Delay):
             if not self._wait(item.seconds):
@@ -306,7 +314,7 @@ class FakeOpenAIServer:
         for index, text in enumerate(inputs):
             vector = [float(x) for x in self.embed_fn(text, dim)]
             encoded: Any = vector
-            if body.get("encoding_format") == "base64":
+            if base64_asked and self.base64_embeddings == "honoured":
                 encoded = base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode()
             data.append({"object": "embedding", "index": index, "embedding": encoded})
         tokens = sum(_words(t) for t in inputs)

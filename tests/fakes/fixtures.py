@@ -16,7 +16,7 @@ def fake_openai() -> Iterator[FakeOpenAIServer]:
     """A fresh fake OpenAI-compatible server per test, expecting ``FAKE_API_KEY``.
 
     Adjust it in the test (``embedding_dim``, ``embed_fn``, ``json_schema_supported``,
-    ``api_key``) and script it with ``queue_chat``/``queue_embeddings``.
+    ``base64_embeddings``, ``api_key``) and script it with ``queue_chat``/``queue_embeddings``.
     """
     with FakeOpenAIServer() as server:
         yield server

@@ -66,7 +66,9 @@ def test_every_labelled_node_pattern_is_scoped_by_user(path: Path) -> None:
 # A key lookup: a MATCHed fact or episode found by its user and id (or a fact by its
 # text's hash), in the node pattern or as `WHERE v.id IN ...` right after it.
 _KEY_IN_PATTERN = re.compile(r"\((\w*):(Fact|Episode) \{user_id: [^,}]+, (id|hash): ")
-_KEY_IN_WHERE = re.compile(r"\((\w+):(Fact|Episode) \{user_id: [^,}]+\}\)[^\n]*\n\s*WHERE \1\.(id|hash) IN ")
+_KEY_IN_WHERE = re.compile(
+    r"\((\w+):(Fact|Episode) \{user_id: [^,}]+\}\)[^\n]*\n\s*WHERE \1\.(id|hash) IN "
+)
 _CLAUSE = re.compile(r"\b(MATCH|MERGE|CREATE)\b")
 
 

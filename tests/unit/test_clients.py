@@ -346,6 +346,69 @@ def test_embeddings_retry_and_auth(
     assert fake_openai.embedding_calls == 4
 
 
+def _formats(fake: FakeOpenAIServer) -> list[str]:
+    return [b["encoding_format"] for b in fake.embedding_requests]
+
+
+def test_vectors_are_asked_for_as_base64(
+    embedder: OpenAIEmbeddings, fake_openai: FakeOpenAIServer
+) -> None:
+    (vector,) = embedder.embed(["alpha"])
+    assert _formats(fake_openai) == ["base64"]
+    assert vector == pytest.approx(hash_embedding("alpha", 384), abs=1e-6)  # float32 on the wire
+
+
+def test_a_server_that_refuses_base64_is_asked_for_floats_from_then_on(
+    embedder: OpenAIEmbeddings, fake_openai: FakeOpenAIServer
+) -> None:
+    fake_openai.base64_embeddings = "refused"
+    vectors = embedder.embed(["alpha", "beta", "gamma"])  # two batches
+    assert _formats(fake_openai) == ["base64", "float", "float"]
+    for text, vector in zip(["alpha", "beta", "gamma"], vectors, strict=True):
+        assert vector == pytest.approx(hash_embedding(text, 384))
+
+
+def test_a_server_that_ignores_the_format_is_read_as_it_answers(
+    embedder: OpenAIEmbeddings, fake_openai: FakeOpenAIServer
+) -> None:
+    fake_openai.base64_embeddings = "ignored"
+    (vector,) = embedder.embed(["alpha"])
+    assert _formats(fake_openai) == ["base64"]
+    assert vector == pytest.approx(hash_embedding("alpha", 384))
+
+
+def test_a_bad_request_that_is_not_about_base64_still_fails(
+    embedder: OpenAIEmbeddings, fake_openai: FakeOpenAIServer
+) -> None:
+    fake_openai.queue_embeddings(HttpError(400, "input too long"), HttpError(400, "input too long"))
+    with pytest.raises(ModelError, match="HTTP 400: input too long"):
+        embedder.embed(["alpha"])
+    assert _formats(fake_openai) == ["base64", "float"]  # asked once more, as floats
+
+
+@pytest.mark.parametrize(
+    ("embedding", "message"),
+    [
+        ("not base64!", "not base64"),
+        ("AAAAAAAA", "6 bytes, not float32"),
+        ("AAAAAAAAAAAAAAAA", "3-dimensional"),  # 12 bytes: three floats, not two
+    ],
+)
+def test_a_malformed_base64_vector_is_the_models_fault(
+    embedder: OpenAIEmbeddings, fake_openai: FakeOpenAIServer, embedding: str, message: str
+) -> None:
+    fake_openai.embedding_dim = 2
+    body = {
+        "object": "list",
+        "model": "fake-embed",
+        "data": [{"object": "embedding", "index": 0, "embedding": embedding}],
+        "usage": {"prompt_tokens": 1, "total_tokens": 1},
+    }
+    fake_openai.queue_embeddings(HttpError(200, body=body))
+    with pytest.raises((ModelOutputError, DimensionMismatchError), match=message):
+        embedder.embed(["alpha"])
+
+
 # -- factories ----------------------------------------------------------------------
 
 
