@@ -10,6 +10,12 @@ text for servers with hmem's procedure (``//native`` lines, see ``_variants``), 
 start with ``CYPHER 25``), and ``//include NAME`` lines, replaced by the fragment
 ``_NAME.cypher`` (Cypher written once, such as the temporal filter, used by several
 statements; see ``_included``).
+
+A node found by its key names the key's index (``USING INDEX f:Fact(user_id, id)``):
+Neo4j plans a statement with the statistics of the moment it first runs it, and on a
+new store it chose the one-property ``user_id`` index for such lookups, reading every
+fact of the user for each one (docs/write-path.md; ``tests/unit/test_catalog.py``
+checks every statement).
 """
 
 from __future__ import annotations
