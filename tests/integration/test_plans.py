@@ -15,6 +15,7 @@ from neo4j import Driver
 
 from hmem import Config
 from hmem.graph import catalog
+from hmem.graph._records import run_statement
 from hmem.graph.schema import filtered_search, server_version
 from hmem.graph.search import TOPK_PROCEDURE
 
@@ -34,9 +35,10 @@ def _seeks(plan: Any) -> set[str]:
 
 @pytest.fixture(scope="module")
 def texts(config: Config, driver: Driver) -> list[tuple[str, str]]:
-    with driver.session(database=config.neo4j_database) as session:
-        exists = catalog.statement("schema_procedure_exists").text
-        plugin = session.run(exists, procedure=TOPK_PROCEDURE).single(strict=True)["present"]
+    [row] = run_statement(
+        driver, config.neo4j_database, "schema_procedure_exists", procedure=TOPK_PROCEDURE
+    )
+    plugin = row["present"]
     on_2026 = filtered_search(server_version(driver, config.neo4j_database))
     out = []
     for name, stmt in sorted(catalog.load().items()):
