@@ -77,6 +77,17 @@ _DAY_NO_YEAR = re.compile(
     rf"\b(on|before|after|since|until|by)\s+(?:the\s+)?(?:{_DAY_MONTH}|{_MONTH_DAY})(?!,?\s*\d)\b",
     re.IGNORECASE,
 )
+# A span between two dates: "between August 11 and August 15 2023", "from May to July
+# 2023", "from March 3 to 9"; a year on one side serves both.
+_RANGE_START = re.compile(r"\b(?:between|from)\s+(?:the\s+)?", re.IGNORECASE)
+_RANGE_TO = re.compile(
+    r"\s*(?:,\s*)?(?:and|to|until|till|through|-|–)\s+(?:the\s+)?", re.IGNORECASE
+)
+_YEAR_AFTER = r"(?:,?\s+(\d{4})\b)?"
+_POINT_DAY_MONTH = re.compile(rf"{_DAY}\s+(?:of\s+)?{_MONTH}{_YEAR_AFTER}", re.IGNORECASE)
+_POINT_MONTH_DAY = re.compile(rf"{_MONTH}\s+{_DAY}(?!\d){_YEAR_AFTER}", re.IGNORECASE)
+_POINT_MONTH = re.compile(rf"{_MONTH}(?![\w.]){_YEAR_AFTER}", re.IGNORECASE)
+_POINT_DAY = re.compile(rf"{_DAY}(?!\d){_YEAR_AFTER}", re.IGNORECASE)
 _BEFORE = re.compile(r"\b(?:before|prior to)\s*$", re.IGNORECASE)
 _AFTER = re.compile(r"\b(?:after|since)\s*$", re.IGNORECASE)
 # A day named with "before" / "after" opens a window of a month on that side of it.
@@ -229,13 +240,89 @@ def time_window(question: str, now: datetime) -> tuple[datetime, datetime] | Non
 
     With a year: a day ("on 7 July, 2023", "October 13th, 2023"; with "before" / "after"
     a month on that side), a month ("in July 2023"), a season ("summer 2021"), a year
-    ("in 2023"). Without one, by ``now``: a day ("yesterday", "tonight", "on June 5", "3
+    ("in 2023"), a range ("between August 11 and August 15 2023", "from May to July").
+    Without one, by ``now``: a day ("yesterday", "tonight", "on June 5", "3
     days ago"), the week around "2 weeks ago", this / last week, weekend, month or year,
     a month ("in June", "last June": the latest one begun by now) and a season ("last
     summer"; northern hemisphere, whole months). A named day keeps a day either side
     (the question's zone and the stored time's may differ). "Today" is not read: "where
     does Maya live today?" asks what is true now, not what began today."""
-    return _dated(question) or _relative(question, _day(now.astimezone(UTC)))
+    today = _day(now.astimezone(UTC))
+    return _between(question, today) or _dated(question) or _relative(question, today)
+
+
+@dataclass(frozen=True, slots=True)
+class _Point:
+    """One side of a range: a month, or a day of it; the year when the text gave one."""
+
+    month: int
+    day: int | None
+    year: int | None
+    end: int  # where its text ends in the question
+
+
+def _point(question: str, at: int, month: int | None = None) -> _Point | None:
+    """The day or month named at ``at``; a bare day ("15") only with the ``month`` of
+    the range's other side."""
+    match = _POINT_DAY_MONTH.match(question, at)
+    if match is not None:
+        return _Point(_MONTHS[match[2].lower()], int(match[1]), _year(match[3]), match.end())
+    match = _POINT_MONTH_DAY.match(question, at)
+    if match is not None:
+        return _Point(_MONTHS[match[1].lower()], int(match[2]), _year(match[3]), match.end())
+    match = _POINT_MONTH.match(question, at)
+    if match is not None:
+        return _Point(_MONTHS[match[1].lower()], None, _year(match[2]), match.end())
+    match = _POINT_DAY.match(question, at) if month is not None else None
+    if match is not None and month is not None:
+        return _Point(month, int(match[1]), _year(match[2]), match.end())
+    return None
+
+
+def _year(text: str | None) -> int | None:
+    return int(text) if text else None
+
+
+def _between(question: str, today: datetime) -> tuple[datetime, datetime] | None:
+    """ "between August 11 and August 15 2023", "from May to July", "from March 3 to 9":
+    from the first side's day (a day early) or month to the second's (a day late, or
+    its month's end). A year on one side serves both (the first side a year earlier if
+    it would come after the second); with none, the latest such span begun by now."""
+    for start in _RANGE_START.finditer(question):
+        first = _point(question, start.end())
+        if first is None:
+            continue
+        to = _RANGE_TO.match(question, first.end)
+        second = _point(question, to.end(), first.month) if to is not None else None
+        if second is None:
+            continue
+        later = (second.month, second.day or 31) < (first.month, first.day or 1)
+        if first.year is not None:
+            years = (first.year, second.year or first.year + later)
+        elif second.year is not None:
+            years = (second.year - later, second.year)
+        else:
+            years = (today.year - later, today.year)
+            if _span(first, second, years)[0] > today:
+                years = (years[0] - 1, years[1] - 1)
+        try:
+            span = _span(first, second, years)
+        except ValueError:  # "between February 30 and March 2"
+            return None
+        return span if span[0] < span[1] else None
+    return None
+
+
+def _span(first: _Point, second: _Point, years: tuple[int, int]) -> tuple[datetime, datetime]:
+    if first.day is None:
+        start = datetime(years[0], first.month, 1, tzinfo=UTC)
+    else:
+        start = datetime(years[0], first.month, first.day, tzinfo=UTC) - timedelta(days=1)
+    if second.day is None:
+        end = _month(years[1], second.month)[1]
+    else:
+        end = datetime(years[1], second.month, second.day, tzinfo=UTC) + timedelta(days=2)
+    return start, end
 
 
 def _dated(question: str) -> tuple[datetime, datetime] | None:

@@ -130,6 +130,18 @@ def _utc(y: int, m: int, d: int) -> datetime:
         ("May I ask where Maya lives?", None),
         ("What happened on 31 February, 2023?", None),
         ("Where did Maya live two years ago?", (_utc(2024, 1, 1), _utc(2025, 1, 1))),
+        # a range: from the first side (a day early) to the second (a day late)
+        (
+            "Where was John between August 11 and August 15 2023?",
+            (_utc(2023, 8, 10), _utc(2023, 8, 17)),
+        ),
+        ("What did I do from May to July 2023?", (_utc(2023, 5, 1), _utc(2023, 8, 1))),
+        (
+            "Who visited between December 20 and January 3, 2024?",
+            (_utc(2023, 12, 19), _utc(2024, 1, 5)),
+        ),
+        ("What happened from 3 May 2022 until 9 June?", (_utc(2022, 5, 2), _utc(2022, 6, 11))),
+        ("How many weeks passed between Maria adopting Coco and Shadow?", None),
     ],
 )
 def test_time_window_reads_dates_with_a_year(
@@ -175,6 +187,10 @@ WEDNESDAY = datetime(2026, 6, 10, 15, 30, tzinfo=UTC)
         ("May I ask where Maya lives?", None),
         ("What happened on June 31?", None),
         ("What did I do on 5 July, 2023?", (_utc(2023, 7, 4), _utc(2023, 7, 7))),  # a year wins
+        ("What did I do from March 3 to 9?", (_utc(2026, 3, 2), _utc(2026, 3, 11))),
+        ("What did I do between May and August?", (_utc(2026, 5, 1), _utc(2026, 9, 1))),
+        ("Where was I between November and February?", (_utc(2025, 11, 1), _utc(2026, 3, 1))),
+        ("From May I learned to cook", None),
     ],
 )
 def test_time_window_reads_dates_without_a_year_by_now(
