@@ -2,8 +2,9 @@
 
 An application that talks to a running hmem service writes the same calls it would
 write against an embedded ``Memory``: ``add``, ``job``, ``retry_job``, ``remember``,
-``search``, ``get``, ``history``, ``facts``, ``close``, ``restore``, ``erase``,
-``erase_user``, ``export``, ``audit``. Answers are
+``remember_many``, ``import_facts``, ``search``, ``get``, ``history``, ``facts``,
+``close``, ``restore``, ``erase``, ``erase_user``, ``export``, ``audit``, ``profile``,
+``set_profile``, with Memory's parameters (a unit test holds them equal). Answers are
 the same models (``Fact``, ``WriteResult``, ...) and errors the same classes
 (``NotFoundError``, ``ConflictError``, ``PolicyRefusal`` ...), rebuilt from the
 service's problem+json. HTTP-only failures have their own branch under
@@ -20,9 +21,9 @@ on ``Memory``. This module never imports FastAPI.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
@@ -36,10 +37,13 @@ from hmem.models import (
     Category,
     EntityRef,
     Fact,
+    FactDraft,
     FactHistory,
     SupersedeReason,
+    SupersedeTarget,
     UserExport,
     WriteResult,
+    import_batches,
     require_aware,
 )
 from hmem.recall.models import SearchResult
@@ -157,7 +161,7 @@ class _Ops:
         valid_from: datetime | None,
         valid_to: datetime | None,
         entities: Sequence[EntityRef | str],
-        supersedes: Sequence[str],
+        supersedes: Sequence[str | SupersedeTarget],
         reason: SupersedeReason | str,
         relates: Sequence[str],
         embedding: Sequence[float] | None,
@@ -176,7 +180,12 @@ class _Ops:
                 "entities": [
                     e.model_dump() if isinstance(e, EntityRef) else str(e) for e in entities
                 ],
-                "supersedes": list(supersedes),
+                "supersedes": [
+                    t.model_dump(mode="json", exclude_none=True)
+                    if isinstance(t, SupersedeTarget)
+                    else t
+                    for t in supersedes
+                ],
                 "reason": str(SupersedeReason(reason)),
                 "relates": list(relates),
                 "embedding": list(embedding) if embedding is not None else None,
@@ -186,6 +195,22 @@ class _Ops:
             }
         )
         return _Op("POST", f"{_user(user_id)}/facts", WriteResult.model_validate, body=body)
+
+    @staticmethod
+    def remember_many(
+        drafts: Sequence[FactDraft],
+        user_id: str,
+        observed_at: datetime | None,
+        session_id: str | None,
+    ) -> _Op[WriteResult]:
+        body = _drop_none(
+            {
+                "facts": [d.model_dump(mode="json", exclude_none=True) for d in drafts],
+                "observed_at": _when(observed_at),
+                "session_id": session_id,
+            }
+        )
+        return _Op("POST", f"{_user(user_id)}/facts/batch", WriteResult.model_validate, body=body)
 
     @staticmethod
     def facts(
@@ -302,6 +327,7 @@ class _Ops:
         token_budget: int,
         as_of: datetime | None,
         as_of_event: datetime | None,
+        now: datetime | None,
     ) -> _Op[SearchResult]:
         body = _drop_none(
             {
@@ -310,6 +336,7 @@ class _Ops:
                 "token_budget": token_budget,
                 "as_of": _when(as_of),
                 "as_of_event": _when(as_of_event),
+                "now": _when(now),
             }
         )
         return _Op("POST", f"{_user(user_id)}/search", SearchResult.model_validate, body=body)
@@ -382,7 +409,7 @@ class Client:
         valid_from: datetime | None = None,
         valid_to: datetime | None = None,
         entities: Sequence[EntityRef | str] = (),
-        supersedes: Sequence[str] = (),
+        supersedes: Sequence[str | SupersedeTarget] = (),
         reason: SupersedeReason | str = SupersedeReason.CONTRADICTION,
         relates: Sequence[str] = (),
         embedding: Sequence[float] | None = None,
@@ -396,6 +423,33 @@ class Client:
                 entities, supersedes, reason, relates, embedding, source, fact_id, speaker,
             )
         )  # fmt: skip
+
+    def remember_many(
+        self,
+        drafts: Sequence[FactDraft],
+        *,
+        user_id: str,
+        observed_at: datetime | None = None,
+        session_id: str | None = None,
+    ) -> WriteResult:
+        """Write several facts in one transaction (``POST .../facts/batch``, at most
+        2,000 facts and the server's body limit, 1 MB by default)."""
+        return self._call(_Ops.remember_many(drafts, user_id, observed_at, session_id))
+
+    def import_facts(
+        self,
+        drafts: Iterable[FactDraft],
+        *,
+        user_id: str,
+        batch_size: int = 2000,
+        observed_at: datetime | None = None,
+    ) -> WriteResult:
+        """A long history in batches of ``remember_many``, as ``Memory.import_facts``
+        cuts them (``hmem.models.import_batches``); the batches before an error stay."""
+        batches = import_batches(drafts, batch_size, observed_at or datetime.now(UTC))
+        return WriteResult.combine(
+            [self.remember_many(b, user_id=user_id, observed_at=observed_at) for b in batches]
+        )
 
     def facts(
         self,
@@ -473,8 +527,9 @@ class Client:
         token_budget: int = 4000,
         as_of: datetime | None = None,
         as_of_event: datetime | None = None,
+        now: datetime | None = None,
     ) -> SearchResult:
-        return self._call(_Ops.search(query, user_id, k, token_budget, as_of, as_of_event))
+        return self._call(_Ops.search(query, user_id, k, token_budget, as_of, as_of_event, now))
 
     def profile(self, *, user_id: str) -> dict[str, Any] | None:
         """The running profile (``text``, ``updated_at``), or None."""
@@ -543,7 +598,7 @@ class AsyncClient:
         valid_from: datetime | None = None,
         valid_to: datetime | None = None,
         entities: Sequence[EntityRef | str] = (),
-        supersedes: Sequence[str] = (),
+        supersedes: Sequence[str | SupersedeTarget] = (),
         reason: SupersedeReason | str = SupersedeReason.CONTRADICTION,
         relates: Sequence[str] = (),
         embedding: Sequence[float] | None = None,
@@ -557,6 +612,29 @@ class AsyncClient:
                 entities, supersedes, reason, relates, embedding, source, fact_id, speaker,
             )
         )  # fmt: skip
+
+    async def remember_many(
+        self,
+        drafts: Sequence[FactDraft],
+        *,
+        user_id: str,
+        observed_at: datetime | None = None,
+        session_id: str | None = None,
+    ) -> WriteResult:
+        return await self._call(_Ops.remember_many(drafts, user_id, observed_at, session_id))
+
+    async def import_facts(
+        self,
+        drafts: Iterable[FactDraft],
+        *,
+        user_id: str,
+        batch_size: int = 2000,
+        observed_at: datetime | None = None,
+    ) -> WriteResult:
+        batches = import_batches(drafts, batch_size, observed_at or datetime.now(UTC))
+        return WriteResult.combine(
+            [await self.remember_many(b, user_id=user_id, observed_at=observed_at) for b in batches]
+        )
 
     async def facts(
         self,
@@ -633,8 +711,11 @@ class AsyncClient:
         token_budget: int = 4000,
         as_of: datetime | None = None,
         as_of_event: datetime | None = None,
+        now: datetime | None = None,
     ) -> SearchResult:
-        return await self._call(_Ops.search(query, user_id, k, token_budget, as_of, as_of_event))
+        return await self._call(
+            _Ops.search(query, user_id, k, token_budget, as_of, as_of_event, now)
+        )
 
     async def profile(self, *, user_id: str) -> dict[str, Any] | None:
         try:

@@ -17,7 +17,7 @@ import pydantic
 from neo4j import Driver, GraphDatabase
 
 from hmem.config import Config
-from hmem.errors import ConfigError, ModelNotConfiguredError, ValidationError
+from hmem.errors import ConfigError, ModelNotConfiguredError, PolicyRefusal, ValidationError
 from hmem.extract.clients import EmbeddingClient, make_chat_client, make_embedder
 from hmem.extract.extractor import Extractor, JsonChat
 from hmem.extract.policy import require_allowed
@@ -39,6 +39,7 @@ from hmem.models import (
     SupersedeTarget,
     UserExport,
     WriteResult,
+    import_batches,
     require_aware,
 )
 from hmem.nlp import find_entities, pipeline, pipeline_name
@@ -387,8 +388,11 @@ class Memory:
         score the session as a group and bring the turns next to a hit. Calls with the
         same ``session_id`` join the same episode."""
         accepted_at = datetime.now(UTC)
-        for draft in drafts:
-            require_allowed(draft.text)
+        for number, draft in enumerate(drafts):
+            try:
+                require_allowed(draft.text)
+            except PolicyRefusal as exc:  # which of the facts, never its text
+                raise PolicyRefusal(exc.kind, f"fact {number}: {exc}") from None
         episode = None
         if session_id is not None:
             episode = EpisodeDraft(
@@ -474,33 +478,9 @@ class Memory:
         nothing; on an error the batches before it stay written (the result of a rerun
         skips them as exact duplicates).
         """
-        if batch_size < 1:
-            raise ValidationError("batch_size must be at least 1")
-        start = observed_at or datetime.now(UTC)
-        ordered = sorted(drafts, key=lambda d: d.known_from or start)
-        batches: list[list[FactDraft]] = [[]]
-        ids: set[str] = set()
-        for draft in ordered:
-            named = {t.target_id for t in draft.supersedes} | set(draft.relates)
-            if len(batches[-1]) >= batch_size or (named | set(draft.conflicts)) & ids:
-                batches.append([])
-                ids = set()
-            batches[-1].append(draft)
-            if draft.id is not None:
-                ids.add(draft.id)
-        done = [
-            self.remember_many(batch, user_id=user_id, observed_at=observed_at)
-            for batch in batches
-            if batch
-        ]
-        return WriteResult(
-            added=[i for d in done for i in d.added],
-            superseded=[i for d in done for i in d.superseded],
-            merged=[i for d in done for i in d.merged],
-            related=[p for d in done for p in d.related],
-            skipped=sum(d.skipped for d in done),
-            # a later commit's bookmark covers the earlier ones of the same database
-            bookmarks=done[-1].bookmarks if done else [],
+        batches = import_batches(drafts, batch_size, observed_at or datetime.now(UTC))
+        return WriteResult.combine(
+            [self.remember_many(b, user_id=user_id, observed_at=observed_at) for b in batches]
         )
 
     def close(

@@ -10,7 +10,7 @@ Windows are half-open ``[from, to)``; ``None`` as the end means "still open".
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
@@ -47,6 +47,7 @@ __all__ = [
     "WriteResult",
     "check_vector",
     "fold_speaker",
+    "import_batches",
     "require_aware",
     "vector_array",
 ]
@@ -232,6 +233,28 @@ class FactDraft(_Model):
         return self
 
 
+def import_batches(
+    drafts: Iterable[FactDraft], batch_size: int, start: datetime
+) -> list[list[FactDraft]]:
+    """A long history in transactions: oldest first (by ``known_from``; ``start`` for a
+    draft without one), at most ``batch_size`` each; a draft that names a fact of the
+    current batch (supersedes, relates to or conflicts with it) starts a new one, so
+    every target is stored before it is named."""
+    if batch_size < 1:
+        raise ValidationError("batch_size must be at least 1")
+    batches: list[list[FactDraft]] = [[]]
+    ids: set[str] = set()
+    for draft in sorted(drafts, key=lambda d: d.known_from or start):
+        named = {t.target_id for t in draft.supersedes} | set(draft.relates) | set(draft.conflicts)
+        if len(batches[-1]) >= batch_size or named & ids:
+            batches.append([])
+            ids = set()
+        batches[-1].append(draft)
+        if draft.id is not None:
+            ids.add(draft.id)
+    return [batch for batch in batches if batch]
+
+
 class Fact(_Model):
     """A stored fact, as read back."""
 
@@ -317,6 +340,20 @@ class WriteResult(_Model):
         description="Neo4j's bookmarks of the write: a Memory in another process reads "
         "after it with catch_up(bookmarks) (read-your-writes on a cluster)",
     )
+
+    @classmethod
+    def combine(cls, results: Sequence[WriteResult]) -> WriteResult:
+        """Several writes as one (``import_facts``' batches), the last bookmarks kept: a
+        later commit's bookmark covers the earlier ones of the same database."""
+        return cls(
+            added=[i for r in results for i in r.added],
+            superseded=[i for r in results for i in r.superseded],
+            merged=[i for r in results for i in r.merged],
+            related=[p for r in results for p in r.related],
+            skipped=sum(r.skipped for r in results),
+            refused=[k for r in results for k in r.refused],
+            bookmarks=results[-1].bookmarks if results else [],
+        )
 
     def counts(self) -> dict[str, int]:
         return {

@@ -8,7 +8,7 @@ are plain functions (FastAPI runs them in its thread pool) over the process's on
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
@@ -29,12 +29,13 @@ from hmem.api.schemas import (
     ProfileIn,
     ProfileOut,
     RememberIn,
+    RememberManyIn,
     SearchIn,
     UtcDatetime,
 )
 from hmem.errors import NotFoundError, PolicyRefusal
 from hmem.memory import Memory
-from hmem.models import Fact, FactHistory, UserExport, WriteResult
+from hmem.models import Fact, FactHistory, SupersedeTarget, UserExport, WriteResult
 from hmem.recall.models import SearchResult
 
 __all__ = ["router"]
@@ -100,9 +101,10 @@ def whoami(who: Caller) -> dict[str, Any]:
 )
 def remember(user_id: UserId, body: RememberIn, who: Caller, request: Request) -> WriteResult:
     uid = who.scope(user_id)
-    metrics = _metrics(request)
-    try:
-        result = _memory(request).remember(
+    result = _write(
+        request,
+        "remember",
+        lambda: _memory(request).remember(
             body.text,
             user_id=uid,
             category=body.category,
@@ -118,13 +120,53 @@ def remember(user_id: UserId, body: RememberIn, who: Caller, request: Request) -
             source=body.source,
             fact_id=body.id,
             speaker=body.speaker,
-        )
+        ),
+    )
+    _metrics(request).count_write("remember", result, _reasons(body.supersedes, body.reason))
+    return result
+
+
+def _write(request: Request, path: str, call: Callable[[], WriteResult]) -> WriteResult:
+    """A direct write; a refusal by the write policy is counted as one."""
+    try:
+        return call()
     except PolicyRefusal as exc:
-        metrics.write_requests.labels("remember").inc()
+        metrics = _metrics(request)
+        metrics.write_requests.labels(path).inc()
         metrics.write_ops.labels("refused").inc()
         metrics.policy_refusals.labels(exc.kind).inc()
         raise
-    metrics.count_write("remember", result, dict.fromkeys(body.supersedes, body.reason))
+
+
+def _reasons(targets: Sequence[str | SupersedeTarget], reason: str) -> dict[str, str]:
+    """Why each superseded fact was replaced, for the metrics."""
+    return {
+        t.target_id if isinstance(t, SupersedeTarget) else t: str(
+            t.reason if isinstance(t, SupersedeTarget) else reason
+        )
+        for t in targets
+    }
+
+
+@router.post(
+    "/users/{user_id}/facts/batch",
+    status_code=201,
+    tags=["write"],
+    summary="Remember many facts in one transaction (no model): remember_many",
+)
+def remember_many(
+    user_id: UserId, body: RememberManyIn, who: Caller, request: Request
+) -> WriteResult:
+    uid = who.scope(user_id)
+    result = _write(
+        request,
+        "remember_many",
+        lambda: _memory(request).remember_many(
+            body.facts, user_id=uid, observed_at=body.observed_at, session_id=body.session_id
+        ),
+    )
+    reasons = {t.target_id: str(t.reason) for f in body.facts for t in f.supersedes}
+    _metrics(request).count_write("remember_many", result, reasons)
     return result
 
 
@@ -325,6 +367,7 @@ def search(user_id: UserId, body: SearchIn, who: Caller, request: Request) -> Se
             token_budget=body.token_budget,
             as_of=body.as_of,
             as_of_event=body.as_of_event,
+            now=body.now,
         ),
     )
     return _relabel(found, user_id)

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
-from hmem.models import Category, EntityRef, Fact, NewFactId
+from hmem.models import Category, EntityRef, Fact, FactDraft, NewFactId, SupersedeTarget
 
 __all__ = [
     "AddIn",
@@ -24,6 +24,7 @@ __all__ = [
     "ProfileOut",
     "Readiness",
     "RememberIn",
+    "RememberManyIn",
     "SearchIn",
     "UtcDatetime",
 ]
@@ -61,8 +62,11 @@ class RememberIn(_In):
     entities: list[Annotated[str, Field(min_length=1, max_length=200)] | EntityRef] = Field(
         default_factory=list, max_length=64
     )
-    supersedes: list[FactId] = Field(
-        default_factory=list, max_length=64, description="ids of this user's facts it replaces"
+    supersedes: list[FactId | SupersedeTarget] = Field(
+        default_factory=list,
+        max_length=64,
+        description="this user's facts it replaces: ids (for `reason`), or objects with "
+        "their own `target_id` and `reason`",
     )
     reason: Literal["contradiction", "refinement", "user_edit"] = "contradiction"
     relates: list[FactId] = Field(default_factory=list, max_length=64)
@@ -75,6 +79,29 @@ class RememberIn(_In):
         None,
         description="who said it, for a chat turn (stored folded: casefold, single spaces; "
         "blank is none): a question that names the speaker ranks the turn higher",
+    )
+
+
+MAX_BATCH_FACTS = 2000
+
+
+class RememberManyIn(_In):
+    """Facts to write in one transaction (no model): a batch of `remember_many`."""
+
+    facts: list[FactDraft] = Field(
+        min_length=1,
+        max_length=MAX_BATCH_FACTS,
+        description="each with FactDraft's fields, as a line of `hmem import facts`: "
+        "`known_from` is when the user said it (default `observed_at`), `turn` its place "
+        "in the session; missing vectors are embedded in one batch",
+    )
+    observed_at: UtcDatetime | None = Field(
+        None, description="when the facts were said (belief time starts); default now"
+    )
+    session_id: Annotated[str, Field(max_length=200)] | None = Field(
+        None,
+        description="the conversation they came from: recall scores its facts as a group "
+        "and brings the turns next to a hit; batches with the same id join one episode",
     )
 
 
@@ -138,6 +165,11 @@ class SearchIn(_In):
     token_budget: Annotated[int, Field(ge=50, le=100_000)] = 4000
     as_of: UtcDatetime | None = Field(None, description="belief time")
     as_of_event: UtcDatetime | None = Field(None, description="world time")
+    now: UtcDatetime | None = Field(
+        None,
+        description="the moment of asking, for dates in the query ('yesterday', 'last "
+        "June'); default the server's clock",
+    )
 
 
 class ProfileIn(_In):

@@ -15,6 +15,7 @@ from hmem import AsyncClient, Client, Config, ConflictError, Memory, NotFoundErr
 from hmem.client import ApiUnavailableError, AuthenticationError, PermissionDeniedError
 from hmem.errors import ModelNotConfiguredError
 from hmem.mcp_server import build_server
+from hmem.models import FactDraft, SupersedeTarget
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 
 
@@ -116,6 +117,75 @@ def test_async_client(server: LiveServer, tenant: Tenant) -> None:
             assert (await client.erase_user(bob))["facts"] == 6
 
     asyncio.run(story())
+
+
+def test_a_batch_of_facts_is_one_write(server: LiveServer, tenant: Tenant) -> None:
+    """``remember_many`` / ``import_facts`` over HTTP (``POST .../facts/batch``): one
+    transaction per batch, a session's turns, each target's own reason; a refused text
+    names its place and writes nothing; a bad batch is a 422."""
+    lee = tenant.user("lee")
+    said = day(2025, 5, 1)
+    with Client(server.url, api_key=tenant.key) as client:
+        first = client.remember_many(
+            [
+                FactDraft(text="Lee lives in Oslo.", id="oslo", turn=0),
+                FactDraft(text="Lee works as a nurse.", id="nurse", turn=1),
+            ],
+            user_id=lee, observed_at=said, session_id="chat-1",
+        )  # fmt: skip
+        assert first.added == ["oslo", "nurse"]
+        assert {f.known_from for f in client.facts(user_id=lee)} == {said}
+        moved = client.remember(
+            "Lee moved to Bergen and became a teacher.", user_id=lee,
+            supersedes=["oslo", SupersedeTarget(target_id="nurse", reason="refinement")],
+        )  # fmt: skip
+        assert sorted(moved.superseded) == ["nurse", "oslo"]
+        assert client.get("nurse", user_id=lee).close_reason == "refinement"
+        assert client.get("oslo", user_id=lee).close_reason == "contradiction"
+        secret = FactDraft(text="My password is hunter2-Blue-77!")
+        with pytest.raises(PolicyRefusal, match="fact 1") as refused:
+            client.remember_many([FactDraft(text="Lee likes tea."), secret], user_id=lee)
+        assert refused.value.kind == "credential"
+        history = [FactDraft(text=f"Lee ran {n} km.", id=f"run-{n}") for n in range(5)]
+        history.append(
+            FactDraft(text="Lee ran 6 km.", supersedes=[SupersedeTarget(target_id="run-4")])
+        )
+        imported = client.import_facts(history, user_id=lee, batch_size=2)
+        assert (len(imported.added), imported.superseded) == (6, ["run-4"])
+        assert len(client.facts(user_id=lee)) == 1 + 5
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        auth = {"Authorization": f"Bearer {tenant.key}"}
+        for body in (
+            {"facts": []},
+            {"facts": [{"text": "naive", "known_from": "2025-01-01T00:00:00"}]},
+            {"facts": [{"text": "x"}] * 2001},
+            {"facts": [{"text": "x", "unknown": 1}]},
+        ):
+            answer = http.post(f"/v1/users/{lee}/facts/batch", json=body, headers=auth)
+            assert answer.status_code == 422, (body, answer.text)
+    with Client(server.url, api_key=tenant.key) as client:
+        assert len(client.facts(user_id=lee)) == 6
+
+    async def story() -> None:
+        async with AsyncClient(server.url, api_key=tenant.key) as client:
+            done = await client.remember_many([FactDraft(text="Lee sings.")], user_id=lee)
+            assert (await client.get(done.added[0], user_id=lee)).text == "Lee sings."
+            assert (await client.import_facts([], user_id=lee)).added == []
+
+    asyncio.run(story())
+
+
+def test_a_search_reads_dates_by_the_given_now(server: LiveServer, tenant: Tenant) -> None:
+    """``now`` reaches the server: "yesterday" is the day before it, not before the
+    server's clock."""
+    kim = tenant.user("kim")
+    with Client(server.url, api_key=tenant.key) as client:
+        client.remember("Kim finished a marathon.", user_id=kim, valid_from=day(2024, 3, 9))
+        found = client.search(
+            "Which marathon did Kim finish yesterday?", user_id=kim, now=day(2024, 3, 10)
+        )
+        assert "time named: facts that began 2024-03-08 .. 2024-03-11" in found.notes
+        assert found.hits[0].parts["time"] > 0
 
 
 def test_a_turns_speaker_round_trips(server: LiveServer, tenant: Tenant) -> None:
