@@ -41,6 +41,10 @@ def test_bm25_prefers_matching_documents() -> None:
     bm25 = BM25(["the cat sat on the mat", "dogs bark loudly", "a cat and a dog"])
     scores = bm25.scores("cat")
     assert scores[1] == 0.0 and scores[0] > 0 and scores[2] > 0
+    assert scores[2] > scores[0]  # the shorter document
+    assert bm25.scores("loud dogs").argmax() == 1
+    assert not bm25.scores("the zebra").any()  # a stop word and an unknown word
+    assert BM25([]).scores("cat").shape == (0,)
 
 
 def test_minmax_and_tokens() -> None:
