@@ -8,7 +8,7 @@ The extractor is asked for absolute dates, but models slip ("last month"), so ev
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import dateparser
 
@@ -21,7 +21,9 @@ def resolve_date(text: str | None, observed_at: datetime) -> datetime | None:
     """An aware UTC datetime for ``text`` read at ``observed_at``, or None if unreadable.
 
     ``2026`` → 2026-01-01, ``2026-03`` → 2026-03-01, ``last month`` → one month before
-    ``observed_at``; a date more than 200 years away is treated as unreadable.
+    ``observed_at``; a date without a year ("December 20") is the nearest such day to
+    ``observed_at``, a year before or after included; a date more than 200 years away is
+    treated as unreadable.
     """
     if not text or not text.strip():
         return None
@@ -33,6 +35,24 @@ def resolve_date(text: str | None, observed_at: datetime) -> datetime | None:
         except ValueError:
             return None
     base = observed_at.astimezone(UTC).replace(tzinfo=None)
+    parsed = _parse(text, base)
+    if parsed is None or abs(parsed.year - base.year) > 200:
+        return None
+    probe = base + _PROBE
+    if _parse(text, probe) == _years_later(parsed, probe.year - base.year):
+        parsed = _nearest(parsed, base)
+    return parsed.replace(tzinfo=UTC)
+
+
+# A date without a year ("December 20", "June") takes the year of the base, so said on
+# 5 January 2025, "December 20" read 2025-12-20, almost a year after it was said. Read
+# again against a base a year and a month later, such a date moves by the year alone (a
+# relative one, "3 days ago", moves by the month too): then the nearest of last year's,
+# this year's and next year's is meant.
+_PROBE = timedelta(days=365 + 31)
+
+
+def _parse(text: str, base: datetime) -> datetime | None:
     parsed: datetime | None = dateparser.parse(
         text,
         settings={
@@ -41,6 +61,18 @@ def resolve_date(text: str | None, observed_at: datetime) -> datetime | None:
             "RETURN_AS_TIMEZONE_AWARE": False,
         },
     )
-    if parsed is None or abs(parsed.year - base.year) > 200:
+    return parsed
+
+
+def _years_later(moment: datetime, years: int) -> datetime | None:
+    try:
+        return moment.replace(year=moment.year + years)
+    except ValueError:  # 29 February
         return None
-    return parsed.replace(tzinfo=UTC)
+
+
+def _nearest(moment: datetime, base: datetime) -> datetime:
+    """The same day in the year before, the same or the year after: the nearest to
+    ``base`` (the earlier one when two are as near)."""
+    years = (_years_later(moment, n) for n in (-1, 0, 1))
+    return min((m for m in years if m is not None), key=lambda m: (abs(m - base), m))

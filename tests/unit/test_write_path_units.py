@@ -42,6 +42,11 @@ def test_relation_table_is_exhaustive_and_never_deletes() -> None:
         ("in 2 days", datetime(2026, 3, 4, 10, tzinfo=UTC)),
         ("next Tuesday", datetime(2026, 3, 3, tzinfo=UTC)),
         ("last year", datetime(2025, 3, 1, 10, tzinfo=UTC)),
+        # without a year: the nearest such day, last year's included
+        ("December 20", datetime(2025, 12, 20, tzinfo=UTC)),
+        ("20 Dec", datetime(2025, 12, 20, tzinfo=UTC)),
+        ("March 10", datetime(2026, 3, 10, tzinfo=UTC)),
+        ("June", datetime(2026, 6, 1, tzinfo=UTC)),
         (None, None),
         ("", None),
         ("whenever", None),
@@ -52,6 +57,16 @@ def test_relative_dates_resolve_against_observed_at(
     text: str | None, expected: datetime | None
 ) -> None:
     assert resolve_date(text, OBSERVED) == expected
+
+
+def test_a_date_without_a_year_is_the_nearest_across_new_year() -> None:
+    """Said on 28 December, "January 3" is six days later, not a year before; a
+    relative date keeps its own reading."""
+    said = datetime(2025, 12, 28, 18, tzinfo=UTC)
+    assert resolve_date("January 3", said) == datetime(2026, 1, 3, tzinfo=UTC)
+    assert resolve_date("December 1", said) == datetime(2025, 12, 1, tzinfo=UTC)
+    assert resolve_date("3 days ago", said) == datetime(2025, 12, 25, 18, tzinfo=UTC)
+    assert resolve_date("in 2 weeks", said) == datetime(2026, 1, 11, 18, tzinfo=UTC)
 
 
 def test_extraction_schema_refuses_long_facts_and_unknown_relations() -> None:
