@@ -273,10 +273,10 @@ def _point(question: str, at: int, month: int | None = None) -> _Point | None:
     match = _POINT_MONTH.match(question, at)
     if match is not None:
         return _Point(_MONTHS[match[1].lower()], None, _year(match[2]), match.end())
-    match = _POINT_DAY.match(question, at) if month is not None else None
-    if match is not None and month is not None:
-        return _Point(month, int(match[1]), _year(match[2]), match.end())
-    return None
+    match = _POINT_DAY.match(question, at)
+    if match is None or month is None:
+        return None
+    return _Point(month, int(match[1]), _year(match[2]), match.end())
 
 
 def _year(text: str | None) -> int | None:
@@ -303,10 +303,10 @@ def _between(question: str, today: datetime) -> tuple[datetime, datetime] | None
             years = (second.year - later, second.year)
         else:
             years = (today.year - later, today.year)
-            if _span(first, second, years)[0] > today:
-                years = (years[0] - 1, years[1] - 1)
         try:
             span = _span(first, second, years)
+            if first.year is None and second.year is None and span[0] > today:
+                span = _span(first, second, (years[0] - 1, years[1] - 1))
         except ValueError:  # "between February 30 and March 2"
             return None
         return span if span[0] < span[1] else None

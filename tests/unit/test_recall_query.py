@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hmem.recall.query import (
     analyse,
@@ -14,6 +16,7 @@ from hmem.recall.query import (
     lexical_words,
     lucene_names,
     lucene_query,
+    time_window,
 )
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -191,6 +194,7 @@ WEDNESDAY = datetime(2026, 6, 10, 15, 30, tzinfo=UTC)
         ("What did I do between May and August?", (_utc(2026, 5, 1), _utc(2026, 9, 1))),
         ("Where was I between November and February?", (_utc(2025, 11, 1), _utc(2026, 3, 1))),
         ("From May I learned to cook", None),
+        ("What happened between February 30 and March 2?", None),
     ],
 )
 def test_time_window_reads_dates_without_a_year_by_now(
@@ -203,3 +207,24 @@ def test_time_window_reads_dates_without_a_year_by_now(
     assert time_window(question, WEDNESDAY) == window
     if window is not None and window[1] <= WEDNESDAY:
         assert is_about_the_past(question, WEDNESDAY)
+
+
+_DATE_PIECES = [
+    "between ", "from ", "and ", "to ", "until ", "- ", "on ", "in ", "after ", "before ",
+    "last ", "the ", "of ", "February ", "march ", "Dec. ", "June ", "summer ", "winter ",
+    "0 ", "1 ", "3rd ", "15 ", "29 ", "30 ", "31th ", "99 ", "2023 ", "0001 ", "9999 ",
+    ", ", "? ", "yesterday ", "3 days ago ", "weeks ago ", "this week ", "What happened ",
+]  # fmt: skip
+
+
+@given(
+    st.lists(st.sampled_from(_DATE_PIECES), max_size=10).map("".join),
+    st.datetimes(min_value=datetime(2, 1, 1), max_value=datetime(9998, 12, 1)),
+)
+@settings(max_examples=400, deadline=None)
+def test_time_window_reads_any_question_without_failing(question: str, now: datetime) -> None:
+    """Impossible days ("February 30"), years at the calendar's ends, half-ranges: a
+    span that starts before it ends, or none, never an exception."""
+    window = time_window(question, now.replace(tzinfo=UTC))
+    if window is not None:
+        assert window[0] < window[1]
