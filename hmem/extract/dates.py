@@ -38,9 +38,10 @@ def resolve_date(text: str | None, observed_at: datetime) -> datetime | None:
     parsed = _parse(text, base)
     if parsed is None or abs(parsed.year - base.year) > 200:
         return None
-    probe = base + _PROBE
-    if _parse(text, probe) == _years_later(parsed, probe.year - base.year):
-        parsed = _nearest(parsed, base)
+    if base.year < 9998:  # the probe reads a year and a month later
+        probe = base + _PROBE
+        if _parse(text, probe) == _years_later(parsed, probe.year - base.year):
+            parsed = _nearest(parsed, base)
     return parsed.replace(tzinfo=UTC)
 
 

@@ -248,7 +248,10 @@ def time_window(question: str, now: datetime) -> tuple[datetime, datetime] | Non
     (the question's zone and the stored time's may differ). "Today" is not read: "where
     does Maya live today?" asks what is true now, not what began today."""
     today = _day(now.astimezone(UTC))
-    return _between(question, today) or _dated(question) or _relative(question, today)
+    try:
+        return _between(question, today) or _dated(question) or _relative(question, today)
+    except (ValueError, OverflowError):  # "31 February, 2023", a day beside year 1 or 9999
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,12 +306,9 @@ def _between(question: str, today: datetime) -> tuple[datetime, datetime] | None
             years = (second.year - later, second.year)
         else:
             years = (today.year - later, today.year)
-        try:
-            span = _span(first, second, years)
-            if first.year is None and second.year is None and span[0] > today:
-                span = _span(first, second, (years[0] - 1, years[1] - 1))
-        except ValueError:  # "between February 30 and March 2"
-            return None
+        span = _span(first, second, years)
+        if first.year is None and second.year is None and span[0] > today:
+            span = _span(first, second, (years[0] - 1, years[1] - 1))
         return span if span[0] < span[1] else None
     return None
 
@@ -331,10 +331,7 @@ def _dated(question: str) -> tuple[datetime, datetime] | None:
         if match is None:
             continue
         day_text, month_text = (match[1], match[2]) if day_first else (match[2], match[1])
-        try:
-            day = datetime(int(match[3]), _MONTHS[month_text.lower()], int(day_text), tzinfo=UTC)
-        except ValueError:  # "31 February, 2023"
-            return None
+        day = datetime(int(match[3]), _MONTHS[month_text.lower()], int(day_text), tzinfo=UTC)
         return _day_window(question, match.start(), day)
     match = _MONTH_YEAR.search(question)
     if match is not None:
@@ -386,10 +383,7 @@ def _relative(question: str, today: datetime) -> tuple[datetime, datetime] | Non
         month = _MONTHS[(match[3] or match[4]).lower()]
         day_text = match[2] or match[5]
         for year in (today.year, today.year - 1):
-            try:
-                day = datetime(year, month, int(day_text), tzinfo=UTC)
-            except ValueError:  # "on June 31"
-                return None
+            day = datetime(year, month, int(day_text), tzinfo=UTC)
             if day <= today:
                 return _day_window(question, match.end(1), day)
         return None

@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError as PydanticError
 
 from hmem.errors import NotFoundError
@@ -67,6 +69,21 @@ def test_a_date_without_a_year_is_the_nearest_across_new_year() -> None:
     assert resolve_date("December 1", said) == datetime(2025, 12, 1, tzinfo=UTC)
     assert resolve_date("3 days ago", said) == datetime(2025, 12, 25, 18, tzinfo=UTC)
     assert resolve_date("in 2 weeks", said) == datetime(2026, 1, 11, 18, tzinfo=UTC)
+
+
+@given(
+    st.sampled_from(
+        ["December 20", "Feb 29", "January 1", "3 days ago", "in 2 weeks", "last year",
+         "next Tuesday", "June", "9999-12-31", "0001", "yesterday", "in 300 years"]
+    ),
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)),
+)  # fmt: skip
+@settings(max_examples=200, deadline=None)
+def test_resolve_date_never_fails_near_the_calendars_ends(text: str, said: datetime) -> None:
+    """A date a model wrote, read against any moment hmem can store: a datetime or
+    None, never an exception (the write would fail with it)."""
+    found = resolve_date(text, said.replace(tzinfo=UTC))
+    assert found is None or found.tzinfo is UTC
 
 
 def test_extraction_schema_refuses_long_facts_and_unknown_relations() -> None:
