@@ -1,5 +1,5 @@
 """Database-free rankers over the same texts and vectors hmem stores: plain BM25
-(bm25s's, Lucene's variant), dense cosine, and their weighted hybrid. They are the
+(bm25s's index over our tokens), dense cosine, and their weighted hybrid. They are the
 baselines that make the graph store's gain (or loss) visible, and they need no Neo4j."""
 
 from __future__ import annotations
@@ -12,11 +12,25 @@ import bm25s
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BM25", "count_tokens", "minmax"]
+__all__ = ["BM25", "count_tokens", "minmax", "tokenize"]
 
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
+# Function words only: every content word still counts.
+STOPWORDS = frozenset(
+    """
+    a an the and or but of to in on at for with by from as is are was were be been being
+    do does did has have had i you he she it we they me him her us them my your his its
+    our their this that these those what which who whom when where why how s t
+    """.split()  # noqa: SIM905  (a word list reads better as prose)
+)
+
 Vector = npt.NDArray[np.float64]
+
+
+def tokenize(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS]
 
 
 def count_tokens(text: str) -> int:
@@ -29,25 +43,22 @@ def count_tokens(text: str) -> int:
 
 
 class BM25:
-    """BM25 (k1 = 1.2, b = 0.75; English stop words out, no stemming) over a fixed list
-    of documents: bm25s's index, scored for every document at once."""
+    """BM25 (k1 = 1.2, b = 0.75) over a fixed list of documents, split by ``tokenize``
+    (function words out, no stemming): bm25s's index, every document scored at once."""
 
     def __init__(self, documents: Sequence[str], *, k1: float = 1.2, b: float = 0.75) -> None:
         self._size = len(documents)
         self._index = bm25s.BM25(k1=k1, b=b)
-        if documents:
-            self._index.index(_tokens(documents), show_progress=False)
+        tokens = [tokenize(d) for d in documents]
+        self._vocabulary = {t for doc in tokens for t in doc}
+        if self._vocabulary:
+            self._index.index(tokens, show_progress=False)
 
     def scores(self, query: str) -> Vector:
-        terms = _tokens([query])[0] if self._size else []
-        if not terms:  # only stop words: nothing to score
+        terms = sorted(set(tokenize(query)) & self._vocabulary)
+        if not terms:  # only function words, or words no document has
             return np.zeros(self._size, dtype=np.float64)
         return np.asarray(self._index.get_scores(terms), dtype=np.float64)
-
-
-def _tokens(texts: Sequence[str]) -> list[list[str]]:
-    found = bm25s.tokenize(list(texts), stopwords="en", return_ids=False, show_progress=False)
-    return [list(t) for t in found]
 
 
 def minmax(values: Vector) -> Vector:
