@@ -268,6 +268,20 @@ def test_health_readiness_docs_metrics(server: LiveServer, tenant: Tenant) -> No
             json={"text": "Bob likes coffee now.", "supersedes": a.json()["added"]},
         )
         http.post(f"/v1/users/{bob}/facts/{a.json()['added'][0]}/restore", headers=auth)
+        c = http.post(f"/v1/users/{bob}/facts", headers=auth, json={"text": "Bob drinks tea."})
+        http.post(
+            f"/v1/users/{bob}/facts",
+            headers=auth,
+            json={"text": "Bob drinks green tea.", "reason": "refinement",
+                  "supersedes": c.json()["added"]},
+        )  # fmt: skip
+        d = http.post(f"/v1/users/{bob}/facts", headers=auth, json={"text": "Bob is 40."})
+        http.post(
+            f"/v1/users/{bob}/facts/batch",
+            headers=auth,
+            json={"facts": [{"text": "Bob is 41.", "supersedes": [
+                {"target_id": d.json()["added"][0], "reason": "user_edit"}]}]},
+        )  # fmt: skip
         http.post(
             f"/v1/users/{bob}/facts",
             headers=auth,
@@ -284,6 +298,9 @@ def test_health_readiness_docs_metrics(server: LiveServer, tenant: Tenant) -> No
         "hmem_vector_index_users ",
         "hmem_policy_refusals_total{kind=",
         'hmem_supersessions_total{reason="contradiction"}',
+        'hmem_supersessions_total{reason="refinement"}',
+        'hmem_supersessions_total{reason="user_edit"}',
+        'hmem_write_requests_total{path="remember_many"}',
         "hmem_extraction_duration_seconds",
         'hmem_read_duration_seconds_count{op="list"}',
         'hmem_corrections_total{kind="restore"}',
