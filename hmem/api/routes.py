@@ -141,9 +141,10 @@ def _write(request: Request, path: str, call: Callable[[], WriteResult]) -> Writ
 def _reasons(targets: Sequence[str | SupersedeTarget], reason: str) -> dict[str, str]:
     """Why each superseded fact was replaced, for the metrics: a target's own reason, or
     the body's for a bare id."""
-    ids = (t.target_id if isinstance(t, SupersedeTarget) else t for t in targets)
-    why = (str(t.reason) if isinstance(t, SupersedeTarget) else reason for t in targets)
-    return dict(zip(ids, why, strict=True))
+    return dict(
+        (t.target_id, str(t.reason)) if isinstance(t, SupersedeTarget) else (t, reason)
+        for t in targets
+    )
 
 
 @router.post(

@@ -50,13 +50,13 @@ class BM25:
         self._size = len(documents)
         self._index = bm25s.BM25(k1=k1, b=b)
         tokens = [tokenize(d) for d in documents]
-        self._vocabulary = {t for doc in tokens for t in doc}
-        if self._vocabulary:
+        self._indexed = any(tokens)  # bm25s cannot index documents without a word
+        if self._indexed:
             self._index.index(tokens, show_progress=False)
 
     def scores(self, query: str) -> Vector:
-        terms = sorted(set(tokenize(query)) & self._vocabulary)
-        if not terms:  # only function words, or words no document has
+        terms = sorted(set(tokenize(query)))  # each word once; unknown ones score nothing
+        if not terms or not self._indexed:  # only function words, or nothing to rank
             return np.zeros(self._size, dtype=np.float64)
         return np.asarray(self._index.get_scores(terms), dtype=np.float64)
 

@@ -84,8 +84,8 @@ _RANGE_TO = re.compile(
     r"\s*(?:,\s*)?(?:and|to|until|till|through|-|–)\s+(?:the\s+)?", re.IGNORECASE
 )
 _YEAR_AFTER = r"(?:,?\s+(\d{4})\b)?"
-_POINT_DAY_MONTH = re.compile(rf"{_DAY}\s+(?:of\s+)?{_MONTH}{_YEAR_AFTER}", re.IGNORECASE)
-_POINT_MONTH_DAY = re.compile(rf"{_MONTH}\s+{_DAY}(?!\d){_YEAR_AFTER}", re.IGNORECASE)
+_POINT_DAY_MONTH = re.compile(rf"{_DAY_MONTH}{_YEAR_AFTER}", re.IGNORECASE)
+_POINT_MONTH_DAY = re.compile(rf"{_MONTH_DAY}(?!\d){_YEAR_AFTER}", re.IGNORECASE)
 _POINT_MONTH = re.compile(rf"{_MONTH}(?![\w.]){_YEAR_AFTER}", re.IGNORECASE)
 _POINT_DAY = re.compile(rf"{_DAY}(?!\d){_YEAR_AFTER}", re.IGNORECASE)
 _BEFORE = re.compile(r"\b(?:before|prior to)\s*$", re.IGNORECASE)
