@@ -1,50 +1,120 @@
-"""hmem: graph-backed, bitemporal memory for AI agents, on Neo4j."""
+"""hmem: graph-backed, bitemporal memory for AI agents, on Neo4j.
 
-from hmem.client import AsyncClient, Client
-from hmem.config import Config
-from hmem.errors import (
-    ConfigError,
-    ConflictError,
-    DateRangeError,
-    DimensionMismatchError,
-    ErasureInProgressError,
-    HmemError,
-    InvalidVectorError,
-    ModelAuthError,
-    ModelError,
-    ModelOutputError,
-    ModelUnavailableError,
-    NaiveDatetimeError,
-    NotFoundError,
-    PolicyRefusal,
-    QueueUnavailableError,
-    RetryableError,
-    SchemaError,
-    StoreUnavailableError,
-    TemporalOrderError,
-    TextTooLongError,
-    UserErasedError,
-    ValidationError,
-)
-from hmem.memory import Memory
-from hmem.models import (
-    Category,
-    Entity,
-    EntityRef,
-    Episode,
-    Fact,
-    FactDraft,
-    FactHistory,
-    HistoryStep,
-    SupersedeReason,
-    SupersedeTarget,
-    SupersessionLink,
-    UserExport,
-    WriteResult,
-)
-from hmem.recall import Hit, MaintenanceResult, SearchResult, SearchTimings
+Names are imported on first use (PEP 562): ``import hmem`` stays cheap, so the ``hmem``
+command, the MCP server and a worker do not load the HTTP client, the model clients and
+the read path before they need them. ``from hmem import Memory`` works as usual.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# Each public name and the module that defines it.
+_WHERE: dict[str, str] = {
+    "AsyncClient": "hmem.client",
+    "Client": "hmem.client",
+    "Config": "hmem.config",
+    "ConfigError": "hmem.errors",
+    "ConflictError": "hmem.errors",
+    "DateRangeError": "hmem.errors",
+    "DimensionMismatchError": "hmem.errors",
+    "ErasureInProgressError": "hmem.errors",
+    "HmemError": "hmem.errors",
+    "InvalidVectorError": "hmem.errors",
+    "ModelAuthError": "hmem.errors",
+    "ModelError": "hmem.errors",
+    "ModelOutputError": "hmem.errors",
+    "ModelUnavailableError": "hmem.errors",
+    "NaiveDatetimeError": "hmem.errors",
+    "NotFoundError": "hmem.errors",
+    "PolicyRefusal": "hmem.errors",
+    "QueueUnavailableError": "hmem.errors",
+    "RetryableError": "hmem.errors",
+    "SchemaError": "hmem.errors",
+    "StoreUnavailableError": "hmem.errors",
+    "TemporalOrderError": "hmem.errors",
+    "TextTooLongError": "hmem.errors",
+    "UserErasedError": "hmem.errors",
+    "ValidationError": "hmem.errors",
+    "Memory": "hmem.memory",
+    "Category": "hmem.models",
+    "Entity": "hmem.models",
+    "EntityRef": "hmem.models",
+    "Episode": "hmem.models",
+    "Fact": "hmem.models",
+    "FactDraft": "hmem.models",
+    "FactHistory": "hmem.models",
+    "HistoryStep": "hmem.models",
+    "SupersedeReason": "hmem.models",
+    "SupersedeTarget": "hmem.models",
+    "SupersessionLink": "hmem.models",
+    "UserExport": "hmem.models",
+    "WriteResult": "hmem.models",
+    "Hit": "hmem.recall",
+    "MaintenanceResult": "hmem.recall",
+    "SearchResult": "hmem.recall",
+    "SearchTimings": "hmem.recall",
+}
+
+if TYPE_CHECKING:
+    from hmem.client import (
+        AsyncClient,
+        Client,
+    )
+    from hmem.config import (
+        Config,
+    )
+    from hmem.errors import (
+        ConfigError,
+        ConflictError,
+        DateRangeError,
+        DimensionMismatchError,
+        ErasureInProgressError,
+        HmemError,
+        InvalidVectorError,
+        ModelAuthError,
+        ModelError,
+        ModelOutputError,
+        ModelUnavailableError,
+        NaiveDatetimeError,
+        NotFoundError,
+        PolicyRefusal,
+        QueueUnavailableError,
+        RetryableError,
+        SchemaError,
+        StoreUnavailableError,
+        TemporalOrderError,
+        TextTooLongError,
+        UserErasedError,
+        ValidationError,
+    )
+    from hmem.memory import (
+        Memory,
+    )
+    from hmem.models import (
+        Category,
+        Entity,
+        EntityRef,
+        Episode,
+        Fact,
+        FactDraft,
+        FactHistory,
+        HistoryStep,
+        SupersedeReason,
+        SupersedeTarget,
+        SupersessionLink,
+        UserExport,
+        WriteResult,
+    )
+    from hmem.recall import (
+        Hit,
+        MaintenanceResult,
+        SearchResult,
+        SearchTimings,
+    )
 
 __all__ = [
     "AsyncClient",
@@ -92,3 +162,16 @@ __all__ = [
     "WriteResult",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hmem' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from hmem.config import Config
+if TYPE_CHECKING:
+    from hmem.config import Config
 
 __all__ = ["load_config"]
 
 
 def load_config() -> Config:
+    from hmem.config import Config  # pydantic-settings: only for commands that run
+
     try:
         return Config()
     except Exception as exc:  # pydantic's error names the bad HMEM_ variable

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from hmem._cli import load_config
-from hmem.config import Config
 from hmem.errors import DateRangeError, HmemError
-from hmem.localdb import TX_LOG_SETTINGS, LocalNeo4j
-from hmem.localdb.plugin import PROCEDURE, install
-from hmem.memory import Memory
-from hmem.models import Fact, require_aware
+
+if TYPE_CHECKING:  # imported where used: `hmem --help` and light commands stay fast
+    from hmem.config import Config
+    from hmem.localdb import LocalNeo4j
+    from hmem.memory import Memory
+    from hmem.models import Fact
 
 __all__ = ["main"]
 
@@ -24,7 +26,20 @@ __all__ = ["main"]
 _config = load_config
 
 
+def _memory(config: Config | None = None, *, embed: bool = True) -> Memory:
+    """A ``Memory`` for one command. ``embed=False`` for commands that never embed
+    (listing, history, export, erase): they neither load nor download a model."""
+    from hmem.memory import Memory
+
+    config = config or _config()
+    if not embed:
+        config = config.model_copy(update={"embed_provider": "none"})
+    return Memory(config)
+
+
 def _local(config: Config) -> LocalNeo4j:
+    from hmem.localdb import LocalNeo4j
+
     port = int(config.neo4j_uri.rsplit(":", 1)[-1].split("/")[0])
     return LocalNeo4j(
         config.neo4j_home,
@@ -44,6 +59,8 @@ def _when(value: str | None) -> datetime | None:
         raise click.BadParameter(f"{value!r} is not an ISO-8601 date/time") from exc
     if parsed.tzinfo is None:
         raise click.BadParameter(f"{value!r} has no timezone; add Z or +02:00")
+    from hmem.models import require_aware
+
     try:
         return require_aware(parsed, value)
     except DateRangeError as exc:
@@ -60,12 +77,78 @@ def _line(fact: Fact) -> str:
     return f"{fact.id}  [{window}] {state:<24} {fact.text}"
 
 
+# Commands whose modules are heavy (the HTTP app, the write path, the MCP SDK): imported
+# when invoked, so `hmem --help` and the light commands never load them. Each help line
+# is spelled here for --help; a unit test holds it equal to the command's own.
+LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "serve": ("hmem.api.commands", "serve", "Run the HTTP API (Ctrl-C stops it)."),
+    "keys": (
+        "hmem.api.commands",
+        "keys",
+        "API keys: each belongs to a tenant and may be limited to some of its users.",
+    ),
+    "mcp": (
+        "hmem.api.commands",
+        "mcp",
+        "An MCP server on stdio (remember / recall / history / forget) for agent hosts.",
+    ),
+    "add": (
+        "hmem.cli_write",
+        "add",
+        "Remember what the user said (one extractor call; needs HMEM_LLM_*).",
+    ),
+    "worker": (
+        "hmem.cli_write",
+        "worker",
+        "Process queued sessions (background adds) in observed_at order per user.",
+    ),
+    "job": ("hmem.cli_write", "job", "A session's job: status, attempts, result or error."),
+    "import": (
+        "hmem.cli_write",
+        "import_",
+        "Bring past memories in: chat sessions from JSONL (`hmem import --user U FILE`), "
+        "known facts (`hmem import facts --user U FILE`) or a Graphiti graph "
+        "(`hmem import graphiti --group-id G --user U`).",
+    ),
+    "relations": (
+        "hmem.cli_write",
+        "relations",
+        "The relation table: what each relation the model names does (no DELETE).",
+    ),
+}
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except HmemError as exc:
             raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in LAZY_COMMANDS:
+            module, attr, _ = LAZY_COMMANDS[cmd_name]
+            command = getattr(importlib.import_module(module), attr)
+            assert isinstance(command, click.Command)
+            self.add_command(command, cmd_name)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # click's own listing, except that a command not imported yet shows its line
+        # from LAZY_COMMANDS instead of being imported for it.
+        rows: list[tuple[str, click.Command]] = []
+        for name in self.list_commands(ctx):
+            command = self.commands.get(name) or click.Command(name, help=LAZY_COMMANDS[name][2])
+            if not command.hidden:
+                rows.append((name, command))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in rows])
 
 
 @click.group(cls=_Group)
@@ -125,6 +208,8 @@ def neo4j_plugin(out: Path) -> None:
     jar = server.plugin_jar(server.java())
     if jar is None:
         raise click.ClickException("no javac beside the Java runtime: install a JDK 17 or 21")
+    from hmem.localdb.plugin import PROCEDURE, install
+
     target = install(jar, out)
     click.echo(f"{target}  ({PROCEDURE}, built against Neo4j {server.version})")
 
@@ -132,7 +217,7 @@ def neo4j_plugin(out: Path) -> None:
 @main.command("init-schema")
 def init_schema() -> None:
     """Create hmem's constraints and indexes (idempotent; checks the vector dimension)."""
-    with Memory(_config()) as memory:
+    with _memory(embed=False) as memory:
         memory.init_schema()
     click.echo("schema ready")
 
@@ -144,7 +229,7 @@ def demo(user_id: str) -> None:
     from hmem.demo import seed_demo
 
     config = _config()
-    with Memory(config) as memory:
+    with _memory(config) as memory:
         memory.init_schema()
         ids = seed_demo(memory, user_id)
         click.echo(f"Seeded user {user_id!r}. Current facts:")
@@ -176,7 +261,7 @@ def facts(
     limit: int,
 ) -> None:
     """List a user's facts: current by default, or as of a time."""
-    with Memory(_config()) as memory:
+    with _memory(embed=False) as memory:
         found = memory.facts(
             user_id=user_id,
             as_of=_when(as_of),
@@ -196,7 +281,7 @@ def facts(
 @click.argument("fact_id")
 def history(user_id: str, fact_id: str) -> None:
     """A fact with what it replaced and what replaced it."""
-    with Memory(_config()) as memory:
+    with _memory(embed=False) as memory:
         chain = memory.history(fact_id, user_id=user_id)
     for step in chain.predecessors:
         click.echo(f"before  {_line(step.fact)}  ({step.link.reason} on {step.link.at:%Y-%m-%d})")
@@ -223,7 +308,7 @@ def remember(
     text: str,
 ) -> None:
     """Write one fact directly (no model)."""
-    with Memory(_config()) as memory:
+    with _memory() as memory:
         result = memory.remember(
             text,
             user_id=user_id,
@@ -240,7 +325,7 @@ def remember(
 @click.option("--user", "user_id", required=True)
 def export(user_id: str) -> None:
     """Everything stored for a user, as JSON."""
-    with Memory(_config()) as memory:
+    with _memory(embed=False) as memory:
         click.echo(memory.export(user_id).model_dump_json(indent=2))
 
 
@@ -253,9 +338,11 @@ def erase(user_id: str, fact_id: str | None, yes: bool) -> None:
     what = f"fact {fact_id}" if fact_id else f"ALL data of user {user_id!r}"
     if not yes:
         click.confirm(f"Erase {what}? This cannot be undone", abort=True)
-    with Memory(_config()) as memory:
+    with _memory(embed=False) as memory:
         counts = memory.erase(fact_id, user_id=user_id) if fact_id else memory.erase_user(user_id)
     click.echo(json.dumps({"erased": counts}))
+    from hmem.localdb import TX_LOG_SETTINGS
+
     settings = ", ".join(f"{k}={v}" for k, v in TX_LOG_SETTINGS.items())
     click.echo(
         "note: Neo4j keeps the erased text in its transaction logs until they rotate and a "
@@ -285,7 +372,7 @@ def search(
     query: str,
 ) -> None:
     """Recall: the context block for QUERY (hybrid, temporal, no model on the read path)."""
-    with Memory(_config()) as memory:
+    with _memory() as memory:
         result = memory.search(
             query,
             user_id=user_id,
@@ -315,7 +402,7 @@ def search(
 @click.option("--now", help="the clock to expire against (default: now)")
 def maintain(user_ids: tuple[str, ...], now: str | None) -> None:
     """Close (never erase) episodic facts unused for episodic_ttl_days (90)."""
-    with Memory(_config()) as memory:
+    with _memory(embed=False) as memory:
         for user_id in user_ids:
             report = memory.maintain(user_id=user_id, now=_when(now))
             click.echo(report.model_dump_json())
@@ -328,7 +415,7 @@ def reembed(batch_size: int) -> None:
     every user embedded again, with a progress bar. Interrupted, it resumes where it
     stopped when run again; searches and writes are refused until it finishes."""
     config = _config().model_copy(update={"embed_model_check": False})
-    with Memory(config) as memory:
+    with _memory(config) as memory:
         todo = memory.reembed_pending()
         assert memory.embedder is not None  # reembed_pending refuses a missing one
         label = f"re-embedding with {memory.embedder.model_name}"
@@ -336,25 +423,6 @@ def reembed(batch_size: int) -> None:
             result = memory.reembed(batch_size=batch_size, progress=bar.update)
     click.echo(json.dumps(result))
 
-
-def _register_service_commands() -> None:
-    from hmem.api.commands import keys, mcp, serve
-
-    main.add_command(serve)
-    main.add_command(keys)
-    main.add_command(mcp)
-
-
-_register_service_commands()
-
-
-def _register_write_commands() -> None:
-    from hmem.cli_write import register
-
-    register(main)
-
-
-_register_write_commands()
 
 if __name__ == "__main__":
     main()

@@ -27,15 +27,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal, Protocol, Self, TypeVar, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, TypeVar, cast, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
-import openai
 import pydantic
-from openai.types import CreateEmbeddingResponse
-from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
-from openai.types.chat.completion_create_params import ResponseFormat
 
 from hmem.config import Config
 from hmem.errors import (
@@ -48,6 +44,14 @@ from hmem.errors import (
     ModelUnavailableError,
 )
 from hmem.extract.local_embed import LocalEmbeddings, unit_rows
+
+if TYPE_CHECKING:
+    # The SDK takes ~1 s to import; it is imported when a model client is first used,
+    # so commands and processes that never call a model do not pay for it.
+    import openai
+    from openai.types import CreateEmbeddingResponse
+    from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+    from openai.types.chat.completion_create_params import ResponseFormat
 
 __all__ = [
     "OPENAI_BASE_URL",
@@ -103,6 +107,8 @@ def _status_message(exc: openai.APIStatusError) -> str:
 
 
 def _retry_after_s(exc: openai.OpenAIError) -> float | None:
+    import openai
+
     if not isinstance(exc, openai.APIStatusError):
         return None
     try:
@@ -122,6 +128,8 @@ class _Retry:
 
         Other HTTP errors propagate as ``openai.APIStatusError`` for the caller to judge.
         """
+        import openai
+
         attempt = 0
         while True:
             last: openai.OpenAIError
@@ -151,6 +159,8 @@ class _Retry:
 
 
 def _model_error(what: str, exc: openai.OpenAIError) -> ModelError:
+    import openai
+
     if isinstance(exc, openai.APIStatusError):
         return ModelError(f"{what}: HTTP {exc.status_code}: {_status_message(exc)}")
     return ModelError(f"{what}: unusable response from the model service ({exc})")
@@ -163,6 +173,8 @@ def _openai_client(base_url: str | None, api_key: str | None, timeout_s: float) 
             "HMEM_EMBED_API_KEY, or HMEM_LLM_BASE_URL / HMEM_EMBED_BASE_URL for another "
             "OpenAI-compatible endpoint)"
         )
+    import openai
+
     return openai.OpenAI(
         base_url=base_url or OPENAI_BASE_URL,
         api_key=api_key or _PLACEHOLDER_KEY,
@@ -310,6 +322,8 @@ class ChatClient:
             )
             messages = [{"role": "system", "content": described}, *messages[1:]]
         what = f"chat completion {name!r} ({self.model})"
+        import openai
+
         try:
             return self._retry.run(
                 lambda: self._client.chat.completions.create(
@@ -449,6 +463,8 @@ class OpenAIEmbeddings:
                 ),
                 what,
             )
+
+        import openai
 
         try:
             try:

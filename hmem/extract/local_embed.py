@@ -15,6 +15,7 @@ import importlib
 import json
 import logging
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType, TracebackType
@@ -34,6 +35,23 @@ __all__ = ["DEFAULT_LOCAL_MODEL", "LocalEmbeddings"]
 DEFAULT_LOCAL_MODEL = "BAAI/bge-small-en-v1.5"
 _MODEL_FILES = ("model.onnx", "onnx/model.onnx", "model_optimized.onnx", "model_quantized.onnx")
 _log = logging.getLogger("hmem.embed")
+# A failed download is remembered for this long in the cache folder, so that every command
+# of an offline machine does not spend seconds retrying it (delete the marker to retry now).
+DOWNLOAD_RETRY_AFTER_S = 3600.0
+
+
+def _failure_marker(cache_dir: str, name: str) -> Path:
+    return Path(cache_dir) / f".hmem-download-failed-{name.replace('/', '--')}"
+
+
+def _recent_failure(marker: Path, now: float) -> str | None:
+    """What the last failed download said, if it failed less than the retry delay ago."""
+    try:
+        if now - marker.stat().st_mtime < DOWNLOAD_RETRY_AFTER_S:
+            return marker.read_text(encoding="utf-8").strip() or "download failed"
+    except OSError:
+        pass
+    return None
 
 
 def _fastembed() -> ModuleType:
@@ -55,6 +73,14 @@ def _known(fastembed: ModuleType, name: str) -> dict[str, Any] | None:
         if wanted in (full, full.rsplit("/", 1)[-1]):
             return dict(model)
     return None
+
+
+def _remember_failure(marker: Path, said: str) -> None:
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(said + "\n", encoding="utf-8")
+    except OSError:  # a read-only cache: the next command retries, nothing worse
+        _log.debug("cannot record the failed download in %s", marker)
 
 
 def _folder_model_name(folder: Path) -> str:
@@ -169,20 +195,33 @@ class LocalEmbeddings:
         except Exception as cached_exc:
             cache_miss: Exception = cached_exc
         if download:
+            cache = str(
+                importlib.import_module("fastembed.common.utils").define_cache_dir(
+                    options.get("cache_dir")
+                )
+            )
+            marker = _failure_marker(cache, name)
+            said = _recent_failure(marker, time.time())
+            if said is not None:
+                raise ModelNotConfiguredError(
+                    f"the embedding model {name} is not in fastembed's cache and its download "
+                    f"failed less than {DOWNLOAD_RETRY_AFTER_S / 3600:g} h ago ({said}; delete "
+                    f"{marker} to retry now): set HMEM_EMBED_MODEL_DIR to a local model folder "
+                    "(or HMEM_EMBED_PROVIDER=openai with HMEM_EMBED_BASE_URL)"
+                ) from cache_miss
             # One attempt (fastembed's own loop retries for ~40 s when there is no network).
             embedding = fastembed.TextEmbedding
             for impl in embedding.EMBEDDINGS_REGISTRY:
                 if any(m.model.lower() == name.lower() for m in impl._list_supported_models()):
                     try:
-                        utils = importlib.import_module("fastembed.common.utils")
-                        impl.download_model(
-                            impl._get_model_description(name),
-                            str(utils.define_cache_dir(options.get("cache_dir"))),
-                            retries=1,
-                        )
-                        return embedding(name, local_files_only=True, **options)
+                        impl.download_model(impl._get_model_description(name), cache, retries=1)
+                        loaded = embedding(name, local_files_only=True, **options)
                     except Exception as exc:
                         cache_miss = exc
+                        _remember_failure(marker, str(exc).splitlines()[0][:120])
+                    else:
+                        marker.unlink(missing_ok=True)
+                        return loaded
                     break
         raise ModelNotConfiguredError(
             f"the embedding model {name} is not in fastembed's cache and could not be "

@@ -23,6 +23,7 @@ from hmem.errors import (
     ModelUnavailableError,
     RetryableError,
 )
+from hmem.extract import local_embed
 from hmem.extract.clients import (
     ChatClient,
     EmbeddingClient,
@@ -455,6 +456,23 @@ def test_a_model_that_cannot_be_had_names_the_variable(tmp_path: Path) -> None:
     assert make_embedder(Config(embed_provider="auto", **settings)) is None
     with pytest.raises(ConfigError, match="fastembed has no model 'no/such-model'"):
         make_embedder(Config(embed_provider="local", embed_model="no/such-model", **settings))
+
+
+def test_a_failed_download_is_remembered_not_retried_by_every_command(tmp_path: Path) -> None:
+    """Offline, a download that failed a moment ago is not tried again: the next
+    Memory (a CLI command, an MCP start) is told at once why, and how to retry now."""
+    marker = tmp_path / ".hmem-download-failed-BAAI--bge-small-en-v1.5"
+    marker.write_text("Could not load model BAAI/bge-small-en-v1.5 from any source.\n")
+    settings = {"embed_cache_dir": tmp_path, "embed_download": True}
+    with pytest.raises(ModelNotConfiguredError, match="failed less than 1 h ago") as caught:
+        make_embedder(Config(embed_provider="local", **settings))
+    assert str(marker) in str(caught.value)  # the file to delete to retry now
+    assert "Could not load model" in str(caught.value)
+    assert make_embedder(Config(embed_provider="auto", **settings)) is None
+    assert local_embed._recent_failure(marker, time.time()) is not None
+    later = time.time() + local_embed.DOWNLOAD_RETRY_AFTER_S + 1
+    assert local_embed._recent_failure(marker, later) is None  # then it is tried again
+    assert local_embed._recent_failure(tmp_path / "absent", time.time()) is None
 
 
 # -- the local ONNX model -----------------------------------------------------------
