@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pydantic
 from mcp.server.mcpserver import MCPServer
@@ -23,7 +23,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from hmem import __version__
 from hmem.errors import HmemError
 from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult
-from hmem.recall.models import SearchResult
+
+if TYPE_CHECKING:  # the read path loads in the backend's thread, not before `initialize`
+    from hmem.recall.models import SearchResult
 
 __all__ = ["MemoryBackend", "build_server", "format_fact", "parse_when"]
 

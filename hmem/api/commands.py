@@ -7,9 +7,12 @@ the CLI starts fast.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
-from typing import TYPE_CHECKING
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["DEMO_TENANT", "keys", "mcp", "serve"]
 
 DEMO_TENANT = "demo"
+log = logging.getLogger("hmem.mcp")
 DEMO_KEY_NAME = "make demo"
 
 
@@ -194,15 +198,64 @@ def mcp(user_id: str, api_url: str | None) -> None:
         from hmem.graph.apikeys import check_user_name
 
         check_user_name(user_id)  # the API's own rule, refused here rather than per call
-        from hmem.client import Client
+    key = os.environ.get("HMEM_API_KEY", "")
+    if api_url and not key:
+        raise click.ClickException("set HMEM_API_KEY to the key for --api-url")
+    config = _config()
 
-        key = os.environ.get("HMEM_API_KEY")
-        if not key:
-            raise click.ClickException("set HMEM_API_KEY to the key for --api-url")
-        backend: object = Client(api_url, api_key=key)
-    else:
+    def build() -> object:
+        if api_url:
+            from hmem.client import Client
+
+            return Client(api_url, api_key=key)
         from hmem.memory import Memory
 
-        backend = Memory(_config())
-    server = build_server(backend, user_id=user_id)  # type: ignore[arg-type]
-    server.run("stdio")
+        memory = Memory(config)
+        try:
+            memory.warm_up()  # the first recall then costs what a later one does
+        except HmemError as exc:  # Neo4j not up yet: the tools say so when called
+            log.warning("MCP warm-up skipped: %s", exc)
+        return memory
+
+    # The backend (driver, embedding model, spaCy) is built beside the MCP handshake:
+    # `initialize` answers at once and the first tool call waits for what is left.
+    backend = Deferred(build)
+    server = build_server(backend, user_id=user_id)
+    try:
+        server.run("stdio")
+    finally:
+        backend.shutdown()
+
+
+class Deferred:
+    """An object built in a background thread; attribute access waits for it. A build
+    that failed raises its error at the first use, where the MCP tool reports it."""
+
+    def __init__(self, build: Callable[[], object]) -> None:
+        self._done = threading.Event()
+        self._value: object = None
+        self._error: BaseException | None = None
+        threading.Thread(
+            target=self._run, args=(build,), name="hmem-mcp-build", daemon=True
+        ).start()
+
+    def _run(self, build: Callable[[], object]) -> None:
+        try:
+            self._value = build()
+        except BaseException as exc:  # handed to the caller of the first tool
+            self._error = exc
+        finally:
+            self._done.set()
+
+    def __getattr__(self, name: str) -> Any:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return getattr(self._value, name)
+
+    def shutdown(self) -> None:
+        """Shut down what was built, once it is (a build in flight is waited for)."""
+        self._done.wait()
+        stop = getattr(self._value, "shutdown", None)
+        if self._error is None and callable(stop):
+            stop()

@@ -103,3 +103,24 @@ def test_mcp_over_stdio_with_dates(memory: Memory, user_id: str) -> None:
     assert lisbon.valid_from is not None and lisbon.valid_from.year == 2019
     assert lisbon.known_from.year == 2025
     assert [f.text for f in stored if f.text.startswith("Ana likes")] == []
+
+
+async def _handshake_without_a_store() -> tuple[list[str], bool, str]:
+    # Neo4j nowhere: the backend cannot be built, yet the host's handshake and tool list
+    # must not wait for it (the backend is built beside them); the first call says why.
+    env = {k: v for k, v in os.environ.items() if k.startswith(("HMEM_", "PATH"))}
+    env.update(HMEM_NEO4J_URI="bolt://127.0.0.1:9", HMEM_EMBED_PROVIDER="none")
+    params = StdioServerParameters(
+        command=sys.executable, args=["-c", SERVER, "mcp", "--user", "nobody"], env=env
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        names = sorted(t.name for t in (await session.list_tools()).tools)
+        answer = await session.call_tool("recall", {"query": "Where does Ana live?"})
+    return names, bool(answer.is_error), _text(answer)
+
+
+def test_mcp_answers_the_handshake_before_its_backend_is_ready() -> None:
+    names, is_error, text = asyncio.run(_handshake_without_a_store())
+    assert names == ["forget", "history", "recall", "remember"]
+    assert is_error and "StoreUnavailableError" in text, text
