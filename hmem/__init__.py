@@ -8,7 +8,7 @@ the read path before they need them. ``from hmem import Memory`` works as usual.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+import typing
 
 __version__ = "0.1.0"
 
@@ -59,7 +59,7 @@ _WHERE: dict[str, str] = {
     "SearchTimings": "hmem.recall",
 }
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from hmem.client import (
         AsyncClient,
         Client,
@@ -164,7 +164,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> typing.Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'hmem' has no attribute {name!r}")
