@@ -79,16 +79,22 @@ class ImportData(StoreBase):
     """``import_facts`` (one transaction per batch), ``import_supersessions``, and for a
     sync ``imported_state``, ``close_imported``, ``record_sync`` and ``last_syncs``."""
 
-    def imported_state(self, user_id: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """``{id: its windows}`` for the ``ids`` stored for this user (no write: a user
-        that does not exist is not made)."""
+    def imported_state(self, user_id: str, ids: Sequence[str]) -> dict[str, bool]:
+        """``{id: whether it is open}`` for the ``ids`` stored for this user (no write: a
+        user that does not exist is not made)."""
         user_id = check_user_id(user_id)
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, bool] = {}
         for start in range(0, len(ids), _STATE_CHUNK):
             chunk = list(ids[start : start + _STATE_CHUNK])
-            for row in self._read_values("fact_targets", user_id=user_id, ids=chunk):
-                found[row["id"]] = native(row)
+            for row in self._read_values("import_fact_state", user_id=user_id, ids=chunk):
+                found[row["id"]] = bool(row["open"])
         return found
+
+    def fact_windows(self, user_id: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """``{id: valid_from, valid_to, known_from, known_to}`` of these stored facts."""
+        user_id = check_user_id(user_id)
+        rows = self._read_values("fact_targets", user_id=user_id, ids=list(ids)) if ids else []
+        return {r["id"]: native(r) for r in rows}
 
     def close_imported(self, user_id: str, closures: Sequence[ImportedClosure]) -> list[str]:
         """Close stored open facts with the source's times (``fact_close_many``, as

@@ -25,7 +25,9 @@ uuids), writes the new edges, closes with graphiti's times the stored facts grap
 expired since, links their successors, and leaves the rest alone; every number it
 reports is counted in hmem. A fact erased in hmem by hand is not brought back. Each run
 records the group's watermark (its counts and latest change times) in the user's audit
-trail; ``if_changed`` (``--follow``) skips a run whose watermark has not moved.
+trail; with ``if_changed`` (the command's default) a run whose watermark has not moved
+reads nothing more: graphiti changed nothing since a run that finished (an interrupted
+run records no watermark, so the next one compares everything).
 Interrupted, a run is finished by the next one. graphiti-core is the optional extra
 ``hmem[graphiti]``.
 """
@@ -233,18 +235,14 @@ def _episode(node: Any, user_id: str) -> Episode:
     )
 
 
-def _closure(
-    edge: Any, stored: dict[str, Any], closed_by: dict[str, str]
-) -> ImportedClosure | str | None:
-    """How a stored fact closes now that graphiti expired its edge (None: nothing to do;
-    a string: why it cannot)."""
+def _closure(edge: Any, stored: dict[str, Any], closed_by: dict[str, str]) -> ImportedClosure | str:
+    """How a stored open fact closes now that graphiti expired its edge (a string: why
+    it cannot)."""
     known_to = _utc(edge.expired_at)
-    if known_to is None or stored["known_to"] is not None:
-        return None
+    assert known_to is not None  # only expired edges are asked about
     valid_to = _utc(edge.invalid_at) or stored["valid_to"]
-    if known_to < stored["known_from"] or (
-        valid_to is not None and valid_to < stored["valid_from"]
-    ):
+    ends_early = valid_to is not None and valid_to < stored["valid_from"]
+    if known_to < stored["known_from"] or ends_early:
         return "bad_window"
     succeeded = edge.uuid in closed_by
     reason = SupersedeReason.CONTRADICTION if succeeded else SupersedeReason.RETRACTION
@@ -293,7 +291,8 @@ def import_graphiti(
     previous = _watermark(memory, target, group_id)
     if previous is not None:
         summary.since = previous["at"].isoformat()
-        if if_changed and previous["detail"].get("state") == state:
+        seen = previous["detail"]
+        if if_changed and (seen.get("state"), seen.get("uri")) == (state, source.uri):
             summary.unchanged = True
             return summary
     memory.init_schema()
@@ -342,15 +341,21 @@ def _sync(
     erased = store.erased_fact_ids(target)
     episode_ids = {e.id for e in episodes}
     fresh: list[ImportedFact] = []
+    expiring = [e for e in kept if stored.get(e.uuid) and e.expired_at is not None]
+    windows = store.fact_windows(target, [e.uuid for e in expiring])
     closures: list[ImportedClosure] = []
+    for edge in expiring:
+        if edge.uuid not in windows:
+            continue  # erased in hmem since it was read
+        closing = _closure(edge, windows[edge.uuid], closed_by)
+        if isinstance(closing, str):
+            summary.skipped.append({"uuid": edge.uuid, "reason": closing})
+        else:
+            closures.append(closing)
     for edge in kept:
         if edge.uuid in stored:
-            closing = _closure(edge, stored[edge.uuid], closed_by)
-            if isinstance(closing, str):
-                summary.skipped.append({"uuid": edge.uuid, "reason": closing})
-            elif closing is not None:
-                closures.append(closing)
-        elif edge.uuid in erased:
+            continue
+        if edge.uuid in erased:
             summary.erased_in_hmem += 1
         else:
             start, dated_by = starts[edge.uuid]

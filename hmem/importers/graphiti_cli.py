@@ -19,9 +19,9 @@ from hmem.memory import NO_EMBEDDER, Memory
 __all__ = ["import_graphiti_cmd"]
 
 
-def _run_once(memory: Memory, bar_label: str | None, verbose: bool, **options: Any) -> bool:
-    """One sync; its summary as one JSON line (none for an unchanged ``--follow`` poll).
-    Returns whether anything was read."""
+def _run_once(memory: Memory, poll: bool, verbose: bool, **options: Any) -> None:
+    """One sync with a progress bar, its summary as one JSON line; a ``--follow``
+    ``poll`` has no bar, and no line when the group had not changed."""
     from hmem.importers.graphiti import import_graphiti
 
     bar: Any = None
@@ -32,8 +32,8 @@ def _run_once(memory: Memory, bar_label: str | None, verbose: bool, **options: A
 
     def planned(n: int) -> None:
         nonlocal bar
-        if bar_label is not None and n:
-            bar = click.progressbar(length=n, label=bar_label, file=sys.stderr).__enter__()
+        if not poll and n:
+            bar = click.progressbar(length=n, label="importing", file=sys.stderr).__enter__()
 
     try:
         summary = import_graphiti(
@@ -45,13 +45,12 @@ def _run_once(memory: Memory, bar_label: str | None, verbose: bool, **options: A
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    if summary.unchanged:
-        return False
+    if summary.unchanged and poll:
+        return
     if verbose:
         for skip in summary.skipped:
             click.echo(f"skipped edge {skip['uuid']}: {skip['reason']}", err=True)
     click.echo(json.dumps(summary.as_dict()))
-    return True
 
 
 @click.command("graphiti")
@@ -70,6 +69,11 @@ def _run_once(memory: Memory, bar_label: str | None, verbose: bool, **options: A
 @click.option("--follow", is_flag=True, help="keep syncing: poll the group every --interval")
 @click.option("--interval", default=60.0, show_default=True, help="seconds between polls")
 @click.option("--runs", default=0, show_default=True, help="with --follow: stop after N polls")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="compare the whole group with hmem even when its watermark has not moved",
+)
 @click.option("--verbose", "-v", is_flag=True, help="one line per skipped edge on stderr")
 def import_graphiti_cmd(
     group_id: str,
@@ -82,13 +86,15 @@ def import_graphiti_cmd(
     follow: bool,
     interval: float,
     runs: int,
+    full: bool,
     verbose: bool,
 ) -> None:
     """Import a Graphiti graph, or bring an imported one up to date (needs
     hmem[graphiti]): edges become facts with their windows, entity nodes entities,
     episodes episodes; what graphiti expired since the last run is closed with its
-    times, with SUPERSEDES where the invalidating edge is known. The summary (one JSON
-    line per run) counts what changed in hmem."""
+    times, with SUPERSEDES where the invalidating edge is known. A group whose
+    watermark has not moved since the last run is not read again (--full compares it
+    anyway). The summary (one JSON line per run) counts what changed in hmem."""
     options: dict[str, Any] = {
         "group_id": group_id,
         "user_id": user_id,
@@ -98,6 +104,7 @@ def import_graphiti_cmd(
         "password_env": password_env,
         "database": database,
         "batch": batch,
+        "if_changed": not full,
     }
     with Memory(load_config()) as memory:
         if memory.embedder is None:
@@ -106,15 +113,14 @@ def import_graphiti_cmd(
                 f"lexical + entity until `hmem reembed`): {NO_EMBEDDER}",
                 err=True,
             )
-        label = None if follow else "importing"
-        _run_once(memory, label, verbose, **options)
+        _run_once(memory, False, verbose, **options)
         polls = 0
         try:
             while follow and (runs <= 0 or polls < runs):
                 time.sleep(interval)
                 polls += 1
                 try:
-                    _run_once(memory, None, verbose, if_changed=True, **options)
+                    _run_once(memory, True, verbose, **options)
                 except RetryableError as exc:  # graphiti's server restarting: poll again
                     click.echo(
                         f"{type(exc).__name__}: {exc}; next poll in {interval:g} s", err=True

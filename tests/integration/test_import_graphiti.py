@@ -272,7 +272,11 @@ def test_import_graphiti_keeps_counts_windows_and_as_of_answers(
 
     again = runner.invoke(main, ["import", "--help"])
     assert "graphiti" in again.output
-    rerun = runner.invoke(main, ["import", "graphiti", "--group-id", group, "--user", user_id])
+    same = runner.invoke(main, ["import", "graphiti", "--group-id", group, "--user", user_id])
+    assert json.loads(same.stdout)["unchanged"]  # the group's watermark has not moved
+    rerun = runner.invoke(
+        main, ["import", "graphiti", "--group-id", group, "--user", user_id, "--full"]
+    )
     assert rerun.exit_code == 0, rerun.output
     second = json.loads(rerun.output.splitlines()[-1])
     assert (second["added"], second["closed"], second["left_alone"]) == (0, 0, 5)
