@@ -1,10 +1,11 @@
 """How fast `hmem import graphiti` keeps up with a running graphiti: a group of
 ``--edges`` entity edges (saved with graphiti-core's own bulk operations, no LLM) is
 imported, then graphiti invalidates ``--invalidate`` of them and adds their
-replacements, and the sync runs again; then once more with nothing changed. Prints each
-run's time, its facts/s and what it changed in hmem, then removes the group and the
-user. Run against a local server (hmem's own Neo4j, or ``--uri`` with
-``GRAPHITI_NEO4J_PASSWORD``):
+replacements, and the sync runs again; then twice with nothing changed (as the command
+runs by default, and with ``--full``), and graphiti-core's read of the group alone.
+Prints each run's time, its facts/s (facts added + closed per second) and what it
+changed in hmem, then removes the group and the user. Run against a local server
+(hmem's own Neo4j, or ``--uri`` with ``GRAPHITI_NEO4J_PASSWORD``):
 
     python -m hmem.bench.graphiti_sync --edges 10000 --invalidate 1000
 """
@@ -22,7 +23,7 @@ from typing import Any
 from hmem.bench.queries import query
 from hmem.config import Config
 from hmem.importers.graphiti import PASSWORD_ENV, import_graphiti
-from hmem.importers.graphiti_source import Source, source_for
+from hmem.importers.graphiti_source import Source, read_group, source_for
 from hmem.memory import Memory
 
 PREFIX = "bench-graphiti-sync-"
@@ -153,7 +154,11 @@ def main() -> None:
         f"in {time.perf_counter() - started:.1f} s (graphiti-core's save_bulk)",
         flush=True,
     )
-    options = {"uri": args.uri, "password": source.password if args.uri else None}
+    options = {
+        "uri": args.uri,
+        "password": source.password if args.uri else None,
+        "if_changed": True,  # as the command runs
+    }
     with Memory(config) as memory:
         try:
             _timed(memory, f"first import ({len(edges):,} edges)", group, user, **options)
@@ -163,11 +168,18 @@ def main() -> None:
                 await driver.entity_edge_ops.save_bulk(driver, changed)
 
             _graphiti(source, resave)
-            label = f"sync: {args.invalidate:,} invalidated + new"
+            label = f"sync: {args.invalidate:,} invalidated, {args.invalidate:,} new"
             _timed(memory, label, group, user, **options)
-            _timed(memory, "sync: nothing changed", group, user, **options)
-            _timed(
-                memory, "--follow poll: nothing changed", group, user, if_changed=True, **options
+            _timed(memory, "rerun, nothing changed", group, user, **options)
+            full = {**options, "if_changed": False}
+            _timed(memory, "rerun --full, nothing changed", group, user, **full)
+            started = time.perf_counter()
+            read = read_group(source, group)
+            print(
+                f"of which graphiti-core's get_by_group_ids reads the group "
+                f"({len(read.edges):,} edges, {len(read.nodes):,} nodes): "
+                f"{time.perf_counter() - started:.2f} s",
+                flush=True,
             )
         finally:
             memory.erase_user(user)

@@ -32,6 +32,12 @@ def _run_once(memory: Memory, poll: bool, verbose: bool, **options: Any) -> None
 
     def planned(n: int) -> None:
         nonlocal bar
+        if n and memory.embedder is None:  # said once the source answered, not before
+            click.echo(
+                "note: no embedding model, so the imported facts get no vectors (search is "
+                f"lexical + entity until `hmem reembed`): {NO_EMBEDDER}",
+                err=True,
+            )
         if not poll and n:
             bar = click.progressbar(length=n, label="importing", file=sys.stderr).__enter__()
 
@@ -107,12 +113,6 @@ def import_graphiti_cmd(
         "if_changed": not full,
     }
     with Memory(load_config()) as memory:
-        if memory.embedder is None:
-            click.echo(
-                "note: no embedding model, so the imported facts get no vectors (search is "
-                f"lexical + entity until `hmem reembed`): {NO_EMBEDDER}",
-                err=True,
-            )
         _run_once(memory, False, verbose, **options)
         polls = 0
         try:

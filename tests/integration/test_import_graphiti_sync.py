@@ -272,8 +272,7 @@ def test_schema_is_applied_before_writing(
 def _one_line_error(result: Result, *expected: str) -> str:
     assert result.exit_code != 0
     assert "Traceback" not in result.output and result.stdout == ""
-    # stderr: the error, after the note that no embedding model is configured
-    [line] = [x for x in result.stderr.splitlines() if not x.startswith("note: ")]
+    [line] = result.stderr.splitlines()
     assert line.startswith("Error: "), line
     for text in expected:
         assert text in line, line
