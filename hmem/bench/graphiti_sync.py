@@ -136,6 +136,7 @@ def main() -> None:
     nodes, edges = _graph(group, args.edges)
 
     async def save(driver: Any) -> None:
+        await driver.build_indices_and_constraints()  # as a running graphiti has them
         await driver.entity_node_ops.save_bulk(driver, nodes)
         await driver.entity_edge_ops.save_bulk(driver, edges)
 

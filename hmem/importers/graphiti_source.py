@@ -109,6 +109,11 @@ def source_for(
     return Source(uri, user or "neo4j", password, database or "neo4j", timeout)
 
 
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _rows(source: Source, name: str, **params: Any) -> list[dict[str, Any]]:
     """One read statement on the source, each failure as one line."""
     stmt = _query(name)
@@ -132,7 +137,7 @@ def _rows(source: Source, name: str, **params: Any) -> list[dict[str, Any]]:
             "password (--password-env) and --neo4j-user"
         ) from None
     except (neo.ServiceUnavailable, neo.SessionExpired, OSError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        reason = _first_line(exc)
         raise StoreUnavailableError(f"cannot reach {source.where}: {reason}") from None
     except neo.ClientError as exc:
         if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
@@ -226,4 +231,5 @@ def read_group(source: Source, group_id: str, page: int = 2000) -> GraphitiGraph
         except neo.AuthError:
             raise ConfigError(f"{source.where} refused the credentials") from None
         except (neo.ServiceUnavailable, neo.SessionExpired, OSError) as exc:
-            raise StoreUnavailableError(f"lost {source.where} while reading: {exc}") from None
+            reason = _first_line(exc)
+            raise StoreUnavailableError(f"lost {source.where} while reading: {reason}") from None
