@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 import uuid
 from datetime import UTC, datetime
@@ -17,6 +16,7 @@ from hmem._cli import load_config
 from hmem.errors import PolicyRefusal, ValidationError
 from hmem.extract.policy import require_allowed
 from hmem.extract.relations import policy_table
+from hmem.importers.graphiti_cli import import_graphiti_cmd
 from hmem.memory import NO_CHAT_MODEL, NO_EMBEDDER, Memory
 from hmem.models import Category, FactDraft, require_aware
 from hmem.nlp import pipeline_name
@@ -259,58 +259,7 @@ def _import_sessions(
             totals["entities"] = after["entities"]
 
 
-@import_.command("graphiti")
-@click.option("--group-id", required=True, help="the Graphiti group to import")
-@click.option("--user", "user_id", help="the hmem user to import into (default: the group id)")
-@click.option("--uri", help="Bolt URI of Graphiti's Neo4j (default: HMEM_NEO4J_URI)")
-@click.option("--neo4j-user", help="its user (default: HMEM_NEO4J_USER)")
-@click.option(
-    "--password-env",
-    default="GRAPHITI_NEO4J_PASSWORD",
-    show_default=True,
-    help="variable holding its password (else hmem's own)",
-)
-@click.option("--database", help="its database (default: HMEM_NEO4J_DATABASE)")
-@click.option("--batch", default=200, show_default=True, help="facts per transaction")
-def import_graphiti_cmd(
-    group_id: str,
-    user_id: str | None,
-    uri: str | None,
-    neo4j_user: str | None,
-    password_env: str,
-    database: str | None,
-    batch: int,
-) -> None:
-    """Import a Graphiti graph (needs hmem[graphiti]): edges become facts with their
-    windows, entity nodes entities, episodes episodes; expired edges closed, with
-    SUPERSEDES where the invalidating edge is known. Rerunning adds nothing."""
-    from hmem.importers.graphiti import GraphitiGraph, import_graphiti
-
-    with _memory() as memory:
-        _note_no_embedder(memory)
-        bar: Any = None
-
-        def opened(graph: GraphitiGraph) -> None:
-            nonlocal bar
-            bar = click.progressbar(length=len(graph.edges), label="importing").__enter__()
-
-        try:
-            summary = import_graphiti(
-                memory,
-                group_id,
-                user_id=user_id,
-                uri=uri,
-                user=neo4j_user,
-                password=os.environ.get(password_env),
-                database=database,
-                batch=batch,
-                progress=lambda n: bar.update(n),
-                on_read=opened,
-            )
-        finally:
-            if bar is not None:
-                bar.__exit__(None, None, None)
-    click.echo(json.dumps(summary.as_dict()))
+import_.add_command(import_graphiti_cmd)  # hmem/importers/graphiti_cli.py
 
 
 @import_.command("facts")

@@ -2,11 +2,15 @@
 both windows given, closed facts arriving closed, supersessions linked afterwards.
 
 Idempotent by id: a fact whose id is stored is left alone, episodes and edges are
-MERGEd, so an interrupted import is finished by running it again.
+MERGEd, so an interrupted import is finished by running it again. A sync (a rerun after
+the source changed) reads what is stored (``imported_state``), closes the facts the
+source closed since (``close_imported``) and records its watermark in the audit trail
+(``record_sync`` / ``last_syncs``), which also names the facts erased by hand.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,7 +21,7 @@ from neo4j import ManagedTransaction
 from hmem._text import fact_hash
 from hmem.errors import DimensionMismatchError, TemporalOrderError
 from hmem.graph._base import StoreBase, new_id
-from hmem.graph._records import check_user_id, packed
+from hmem.graph._records import check_user_id, native, packed
 from hmem.models import (
     Category,
     EntityRef,
@@ -27,7 +31,21 @@ from hmem.models import (
     fold_speaker,
 )
 
-__all__ = ["ImportData", "ImportedFact"]
+__all__ = ["ImportData", "ImportedClosure", "ImportedFact"]
+
+_STATE_CHUNK = 5_000  # ids per read of what is stored
+SYNC_OP = "import_sync"
+
+
+@dataclass(frozen=True)
+class ImportedClosure:
+    """A stored open fact the source has closed since: when it stopped being true
+    (``valid_to``, None: no end in the world) and when that was learned (``known_to``)."""
+
+    id: str
+    known_to: datetime
+    valid_to: datetime | None
+    reason: SupersedeReason
 
 
 @dataclass(frozen=True)
@@ -58,7 +76,67 @@ class ImportedFact:
 
 
 class ImportData(StoreBase):
-    """``import_facts`` (one transaction per batch) and ``import_supersessions``."""
+    """``import_facts`` (one transaction per batch), ``import_supersessions``, and for a
+    sync ``imported_state``, ``close_imported``, ``record_sync`` and ``last_syncs``."""
+
+    def imported_state(self, user_id: str, ids: Sequence[str]) -> dict[str, bool]:
+        """``{id: whether it is open}`` for the ``ids`` stored for this user (no write: a
+        user that does not exist is not made)."""
+        user_id = check_user_id(user_id)
+        found: dict[str, bool] = {}
+        for start in range(0, len(ids), _STATE_CHUNK):
+            chunk = list(ids[start : start + _STATE_CHUNK])
+            for row in self._read_values("import_fact_state", user_id=user_id, ids=chunk):
+                found[row["id"]] = bool(row["open"])
+        return found
+
+    def fact_windows(self, user_id: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """``{id: valid_from, valid_to, known_from, known_to}`` of these stored facts."""
+        user_id = check_user_id(user_id)
+        rows = self._read_values("fact_targets", user_id=user_id, ids=list(ids)) if ids else []
+        return {r["id"]: native(r) for r in rows}
+
+    def close_imported(self, user_id: str, closures: Sequence[ImportedClosure]) -> list[str]:
+        """Close stored open facts with the source's times (``fact_close_many``, as
+        ``close`` does); one already closed is left as it is. Returns the ids closed
+        now."""
+        user_id = check_user_id(user_id)
+        rows = [
+            {"id": c.id, "valid_to": c.valid_to, "known_to": c.known_to, "reason": c.reason.value}
+            for c in closures
+        ]
+
+        def work(tx: ManagedTransaction) -> list[str]:
+            ids = [c.id for c in closures]
+            stored = self._run(tx, "fact_targets", user_id=user_id, ids=ids)
+            open_ids = sorted(r["id"] for r in stored if r["known_to"] is None)
+            if not open_ids:
+                return []
+            wanted = set(open_ids)
+            todo = [r for r in rows if r["id"] in wanted]
+            self._run(tx, "fact_close_many", user_id=user_id, rows=todo)
+            self._audit(tx, user_id, "import_close", open_ids, {"facts": len(open_ids)})
+            return open_ids
+
+        closed: list[str] = self._write(user_id, work) if rows else []
+        return closed
+
+    def record_sync(self, user_id: str, detail: dict[str, Any]) -> None:
+        """An import's watermark: one audit event (ids and counts, never text)."""
+        user_id = check_user_id(user_id)
+        self._write(user_id, lambda tx: self._audit(tx, user_id, SYNC_OP, [], detail))
+
+    def last_syncs(self, user_id: str, limit: int = 1_000) -> list[dict[str, Any]]:
+        """The user's latest import watermarks, newest first (``detail`` decoded)."""
+        user_id = check_user_id(user_id)
+        rows = self._read_values("audit_by_op", user_id=user_id, ops=[SYNC_OP], limit=limit)
+        return [{**native(r), "detail": json.loads(r["detail"])} for r in rows]
+
+    def erased_fact_ids(self, user_id: str) -> set[str]:
+        """The facts erased by hand (``erase``): an import does not bring them back."""
+        user_id = check_user_id(user_id)
+        rows = self._read_values("audit_by_op", user_id=user_id, ops=["erase_fact"], limit=10**9)
+        return {fact_id for r in rows for fact_id in r["fact_ids"]}
 
     def import_facts(
         self,

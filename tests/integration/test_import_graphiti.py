@@ -210,16 +210,16 @@ def test_import_graphiti_keeps_counts_windows_and_as_of_answers(
     out = runner.invoke(main, ["import", "graphiti", "--group-id", group, "--user", user_id])
     assert out.exit_code == 0, out.output
     summary = json.loads(out.output.splitlines()[-1])
-    assert summary["source"] == {
+    assert {k: summary["source"][k] for k in ("entity_nodes", "entity_edges", "episodes")} == {
         "entity_nodes": 5,
         "entity_edges": 5,
         "episodes": 2,
-        "expired_edges": 2,
     }
-    assert summary["facts_added"] == 5
-    assert summary["closed"] == 2
+    assert summary["source"]["expired_edges"] == 2
+    assert (summary["added"], summary["added_closed"], summary["closed"]) == (5, 2, 0)
     assert summary["supersedes_added"] == 1
-    assert summary["skipped"] == {}
+    assert summary["dates"] == {"valid_at": 4, "reference_time": 0, "created_at": 1}
+    assert (summary["skipped"], summary["skipped_edges"]) == ({}, [])
 
     dump = memory.export(user_id)
     assert len(dump.facts) == len(edges)
@@ -272,14 +272,16 @@ def test_import_graphiti_keeps_counts_windows_and_as_of_answers(
 
     again = runner.invoke(main, ["import", "--help"])
     assert "graphiti" in again.output
-    rerun = runner.invoke(main, ["import", "graphiti", "--group-id", group, "--user", user_id])
+    same = runner.invoke(main, ["import", "graphiti", "--group-id", group, "--user", user_id])
+    assert json.loads(same.stdout)["unchanged"]  # the group's watermark has not moved
+    rerun = runner.invoke(
+        main, ["import", "graphiti", "--group-id", group, "--user", user_id, "--full"]
+    )
     assert rerun.exit_code == 0, rerun.output
     second = json.loads(rerun.output.splitlines()[-1])
-    assert (second["facts_added"], second["facts_existing"], second["supersedes_added"]) == (
-        0,
-        5,
-        0,
-    )
+    assert (second["added"], second["closed"], second["left_alone"]) == (0, 0, 5)
+    assert (second["supersedes_found"], second["supersedes_added"]) == (1, 0)
+    assert second["since"] is not None  # the first run's watermark
     assert memory.export(user_id).model_dump(exclude={"exported_at"}) == dump.model_dump(
         exclude={"exported_at"}
     )
@@ -326,7 +328,7 @@ def test_import_of_the_benchmarks_graphiti_graph_equals_the_source(
     out = CliRunner().invoke(main, ["import", "graphiti", "--group-id", group, "--user", user_id])
     assert out.exit_code == 0, out.output
     summary = json.loads(out.output.splitlines()[-1])
-    assert summary["source"]["entity_edges"] == summary["facts_added"] == len(edges)
+    assert summary["source"]["entity_edges"] == summary["added"] == len(edges)
     dump = memory.export(user_id)
     assert {e.name for e in dump.entities} == set(conv.speakers)
     facts = {f.id: f for f in dump.facts}
