@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -98,9 +98,10 @@ def serve(
     if config.api_host not in ("127.0.0.1", "localhost", "::1"):
         lines.append(f"note: listening on {config.api_host}, not loopback; keys are required")
     lines.append("Ctrl-C stops the API.")
+    app = create_app(config)
     server = uvicorn.Server(
         uvicorn.Config(
-            create_app(config),
+            app,
             host=config.api_host,
             port=config.api_port,
             log_config=None,
@@ -110,17 +111,20 @@ def serve(
     )
     # The key and URLs are worth pasting only once the port answers: startup warms the
     # search path first (the embedding model, spaCy), which can take tens of seconds.
-    threading.Thread(target=_announce, args=(server, lines), daemon=True).start()
+    threading.Thread(target=_announce, args=(server, app, lines), daemon=True).start()
     click.echo("Starting the API (warming up the search path)...", err=True)
     server.run()
 
 
-def _announce(server: object, lines: list[str]) -> None:
+def _announce(server: object, app: Any, lines: list[str]) -> None:
     while not getattr(server, "started", False):
         if getattr(server, "should_exit", False):
             return
         time.sleep(0.1)
-    click.echo("\n".join(["", "The API accepts connections.", *lines]))
+    memory = getattr(app.state, "memory", None)
+    dense = memory.capabilities()["dense_embeddings"] if memory is not None else "unknown"
+    # Offline, "off" is the one thing that explains searches missing every paraphrase.
+    click.echo("\n".join(["", "The API accepts connections.", f"Dense search:  {dense}", *lines]))
     sys.stdout.flush()
 
 
