@@ -151,7 +151,7 @@ function renderTimeline() {
   for (let y = new Date(lo).getUTCFullYear() + 1; Date.UTC(y, 0, 1) < hi; y++) {
     const at = x(Date.UTC(y, 0, 1));
     axis.append(el("svg:line", { x1: `${at}%`, x2: `${at}%`, y1: 12, y2: 22, stroke: "#9aa3ad" }));
-    axis.append(el("svg:text", { x: `${at}%`, y: 10, "font-size": 11, "text-anchor": "middle", fill: "#5b6670", text: String(y) }));
+    if (at < 97) axis.append(el("svg:text", { x: `${at}%`, y: 10, "font-size": 11, "text-anchor": "middle", fill: "#5b6670", text: String(y) }));
   }
   marks(axis, x, 22);
   box.append(el("div", { class: "row" }, el("span"), axis));
