@@ -112,6 +112,7 @@ def demo(memory: Memory, tmp_path_factory: pytest.TempPathFactory) -> Iterator[D
         pytest.skip(f"the local embedding model {MODEL} is absent; the tour needs it offline")
     running = Demo(tmp_path_factory.mktemp("demo"))
     printed = running.start("--reset")
+    assert "Seeded the Maya demo: user 'maya' of tenant 'demo'." in "".join(printed)
     assert "Dense search:  on: sentence-transformers/all-MiniLM-L6-v2 (384-d)" in "".join(printed)
     try:
         yield running
