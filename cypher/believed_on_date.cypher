@@ -1,5 +1,5 @@
 // What did the assistant believe on a date? (belief time: known_from <= as_of < known_to)
-:param user_id => 'maya';
+:param user_id => 'demo:maya';
 :param as_of => datetime('2026-03-01T00:00:00Z');
 
 MATCH (f:Fact {user_id: $user_id})

@@ -1,6 +1,6 @@
 // An entity's neighbourhood: the facts that mention it and the other entities those
 // facts mention, closed facts included (they are history, not noise).
-:param user_id => 'maya';
+:param user_id => 'demo:maya';
 :param entity => 'London';
 
 MATCH (e:Entity {user_id: $user_id})

@@ -1,7 +1,7 @@
 // Open conflicts: two facts that both still stand, linked as conflicting (a RELATES edge
 // whose relation is 'conflicts' or 'contradicts') and never resolved by a SUPERSEDES.
 // One row always: how many, and the pairs with their dates.
-:param user_id => 'maya';
+:param user_id => 'demo:maya';
 
 OPTIONAL MATCH (a:Fact {user_id: $user_id})-[r:RELATES]-(b:Fact {user_id: $user_id})
 WHERE r.relation IN ['conflicts', 'contradicts'] AND a.id < b.id

@@ -1,5 +1,5 @@
 // A user's timeline: every fact in world-time order, with both clocks and its state.
-:param user_id => 'maya';
+:param user_id => 'demo:maya';
 
 MATCH (f:Fact {user_id: $user_id})
 RETURN f.valid_from AS true_from, f.valid_to AS true_until,

@@ -1,5 +1,5 @@
 // What was true on a date, as far as we know now? (world time: valid_from <= at < valid_to)
-:param user_id => 'maya';
+:param user_id => 'demo:maya';
 :param as_of_event => datetime('2026-02-01T00:00:00Z');
 
 MATCH (f:Fact {user_id: $user_id})

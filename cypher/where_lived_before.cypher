@@ -1,6 +1,6 @@
 // Where did the user live before? Places from facts that are no longer current, with
 // what replaced each one and why.
-:param user_id => 'maya';
+:param user_id => 'demo:maya';
 
 MATCH (old:Fact {user_id: $user_id})-[:MENTIONS]->(place:Entity {user_id: $user_id, type: 'place'})
 WHERE old.known_to IS NOT NULL OR old.valid_to IS NOT NULL

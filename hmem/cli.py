@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import sys
@@ -116,6 +117,28 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "The relation table: what each relation the model names does (no DELETE).",
     ),
 }
+
+
+def _tenanted(command: Any) -> Any:
+    """``--tenant T --user U`` names the API's user U of tenant T (stored as ``T:U``), so
+    the CLI, the API and Neo4j Browser mean one user by one name."""
+
+    @functools.wraps(command)
+    def run(*args: Any, tenant: str | None, **kwargs: Any) -> Any:
+        if tenant is not None:
+            from hmem.graph.apikeys import check_tenant, check_user_name
+
+            try:
+                check_tenant(tenant)
+                check_user_name(kwargs["user_id"])
+            except HmemError as exc:
+                raise click.BadParameter(str(exc)) from exc
+            kwargs["user_id"] = f"{tenant}:{kwargs['user_id']}"
+        return command(*args, **kwargs)
+
+    return click.option(
+        "--tenant", help="the API tenant whose --user this is (e.g. demo: the demo's maya)"
+    )(run)
 
 
 class _Group(click.Group):
@@ -246,6 +269,7 @@ def demo(user_id: str) -> None:
 
 
 @main.command()
+@_tenanted
 @click.option("--user", "user_id", required=True)
 @click.option("--as-of", help="belief time: what was believed then (ISO-8601 with zone)")
 @click.option("--as-of-event", help="world time: what was true then (ISO-8601 with zone)")
@@ -277,6 +301,7 @@ def facts(
 
 
 @main.command()
+@_tenanted
 @click.option("--user", "user_id", required=True)
 @click.argument("fact_id")
 def history(user_id: str, fact_id: str) -> None:
@@ -291,6 +316,7 @@ def history(user_id: str, fact_id: str) -> None:
 
 
 @main.command()
+@_tenanted
 @click.option("--user", "user_id", required=True)
 @click.option("--observed-at", help="when the user said it (ISO-8601 with zone)")
 @click.option("--valid-from", help="when it became true (ISO-8601 with zone)")
@@ -322,6 +348,7 @@ def remember(
 
 
 @main.command()
+@_tenanted
 @click.option("--user", "user_id", required=True)
 def export(user_id: str) -> None:
     """Everything stored for a user, as JSON."""
@@ -330,6 +357,7 @@ def export(user_id: str) -> None:
 
 
 @main.command()
+@_tenanted
 @click.option("--user", "user_id", required=True)
 @click.option("--fact", "fact_id", help="erase only this fact")
 @click.option("--yes", is_flag=True, help="do not ask")
@@ -353,6 +381,7 @@ def erase(user_id: str, fact_id: str | None, yes: bool) -> None:
 
 
 @main.command()
+@_tenanted
 @click.option("--user", "user_id", required=True)
 @click.option("-k", "k", default=30, show_default=True, help="most hits")
 @click.option("--budget", "token_budget", default=4000, show_default=True, help="token budget")

@@ -14,11 +14,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
+from hmem.graph.apikeys import KeyStore
 from hmem.memory import Memory
 from hmem.models import Category, EntityRef, SupersedeReason
 
-__all__ = ["DEMO_USER", "DemoIds", "seed_demo"]
+__all__ = [
+    "DEMO_TENANT",
+    "DEMO_USER",
+    "DemoIds",
+    "DemoState",
+    "demo_stored_user",
+    "ensure_demo",
+    "seed_demo",
+]
 
 DEMO_USER = "maya"
 
@@ -94,3 +104,53 @@ def seed_demo(memory: Memory, user_id: str = DEMO_USER) -> DemoIds:
         category=Category.EPISODIC,
     )
     return DemoIds(vegetarian, peanut, london_id, marathon_id, paris_id, miso, knee)
+
+
+DEMO_TENANT = "demo"
+DEMO_KEY_NAME = "make demo"
+
+
+def demo_stored_user(tenant: str = DEMO_TENANT, user: str = DEMO_USER) -> str:
+    """How the API stores user ``maya`` of tenant ``demo``: ``demo:maya``. The CLI's
+    ``--tenant demo --user maya`` and Neo4j Browser's ``$user_id`` name the same user."""
+    return f"{tenant}:{user}"
+
+
+@dataclass(frozen=True)
+class DemoState:
+    key: str
+    seeded: bool  # False: the store's demo facts were kept as they were
+    new_key: bool  # False: the key saved by an earlier run still works
+    facts: int  # the demo user's facts, open or closed
+
+
+def ensure_demo(
+    memory: Memory, keys: KeyStore, key_file: Path, *, reset: bool = False
+) -> DemoState:
+    """The demo user and a key for tenant ``demo``, kept across runs.
+
+    A second run keeps what the first wrote (and what the tour added since) and the key
+    it printed: the key is saved in ``key_file`` (mode 0600, beside the Neo4j home that
+    holds its hash) and reused while the store still accepts it. ``reset`` writes the
+    story again and issues a new key, revoking the old ones.
+    """
+    user = demo_stored_user()
+    have = len(memory.facts(user_id=user, include_closed=True, limit=1000))
+    seeded = reset or have == 0
+    if seeded:
+        seed_demo(memory, user)
+        have = len(memory.facts(user_id=user, include_closed=True, limit=1000))
+    saved = key_file.read_text().strip() if key_file.is_file() else ""
+    if saved and not reset:
+        grant = keys.verify(saved)
+        if grant is not None and grant.tenant == DEMO_TENANT:
+            return DemoState(key=saved, seeded=seeded, new_key=False, facts=have)
+    for old in keys.list(DEMO_TENANT):
+        if old.name == DEMO_KEY_NAME and old.revoked_at is None:
+            keys.revoke(old.key_id)
+    issued = keys.create(DEMO_TENANT, name=DEMO_KEY_NAME)
+    key_file.parent.mkdir(parents=True, exist_ok=True)
+    key_file.touch(mode=0o600)
+    key_file.chmod(0o600)
+    key_file.write_text(issued.key + "\n")
+    return DemoState(key=issued.key, seeded=seeded, new_key=True, facts=have)

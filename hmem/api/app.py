@@ -23,6 +23,7 @@ from hmem import __version__
 from hmem.api import problems
 from hmem.api.auth import Authenticator
 from hmem.api.metrics import Metrics
+from hmem.api.pages import install_pages
 from hmem.api.routes import router
 from hmem.api.schemas import Health, Readiness
 from hmem.config import Config
@@ -222,6 +223,8 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
         description=DESCRIPTION,
         lifespan=lifespan,
         responses={413: problems.PROBLEM_RESPONSES[413]},
+        docs_url=None,  # served by install_pages, from files hmem ships: no CDN
+        redoc_url=None,
     )
     app.state.config = config
     app.state.metrics = metrics
@@ -235,6 +238,7 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
     problems.install(app)
     app.add_middleware(ServiceMiddleware, metrics=metrics, max_body=config.api_max_body_bytes)
     app.include_router(router)
+    install_pages(app, title="hmem")
 
     make_spec = app.openapi
 

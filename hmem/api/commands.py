@@ -11,7 +11,9 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -25,11 +27,9 @@ if TYPE_CHECKING:
     from hmem.graph.apikeys import KeyStore
     from hmem.memory import Memory
 
-__all__ = ["DEMO_TENANT", "keys", "mcp", "serve"]
+__all__ = ["keys", "mcp", "serve"]
 
-DEMO_TENANT = "demo"
 log = logging.getLogger("hmem.mcp")
-DEMO_KEY_NAME = "make demo"
 
 
 def _config(**overrides: object) -> Config:
@@ -49,10 +49,24 @@ def _print_key(key: str, tenant: str, users: list[str] | None) -> None:
 @click.command()
 @click.option("--host", help="bind address (default HMEM_API_HOST, 127.0.0.1)")
 @click.option("--port", type=int, help="port (default HMEM_API_PORT, 8000)")
-@click.option("--demo", is_flag=True, help="seed the Maya demo and print a demo API key")
+@click.option("--demo", is_flag=True, help="seed the Maya demo (once) and print a demo API key")
+@click.option("--reset", is_flag=True, help="with --demo: write the story again, new key")
+@click.option(
+    "--key-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="with --demo: where the demo key is kept (default <HMEM_NEO4J_HOME>/demo-api-key)",
+)
 @click.option("--init-schema/--no-init-schema", default=True, show_default=True)
-def serve(host: str | None, port: int | None, demo: bool, init_schema: bool) -> None:
-    """Run the HTTP API (Ctrl-C stops it). Docs at /docs, metrics at /metrics."""
+def serve(
+    host: str | None,
+    port: int | None,
+    demo: bool,
+    reset: bool,
+    key_file: Path | None,
+    init_schema: bool,
+) -> None:
+    """Run the HTTP API (Ctrl-C stops it). Docs at /docs, the memory inspector at
+    /inspector/, metrics at /metrics."""
     import uvicorn
 
     from hmem.api.app import create_app
@@ -63,6 +77,7 @@ def serve(host: str | None, port: int | None, demo: bool, init_schema: bool) -> 
     config = _config(api_host=host, api_port=port)
     configure_logging(json_lines=config.api_log_json)
     setup_tracing(config.otel_enabled, os.environ.get("OTEL_TRACES_EXPORTER", "otlp"))
+    lines: list[str] = []
     try:
         if init_schema or demo:
             driver, store = _store(config)
@@ -71,47 +86,75 @@ def serve(host: str | None, port: int | None, demo: bool, init_schema: bool) -> 
                     memory.init_schema()
                     store.ensure_schema()
                     if demo:
-                        _seed_demo(memory, store, config)
+                        path = key_file or config.neo4j_home / "demo-api-key"
+                        lines = _seed_demo(memory, store, config, path, reset=reset)
             finally:
                 driver.close()
     except HmemError as exc:
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
     base = f"http://{config.api_host}:{config.api_port}"
-    click.echo(f"API:           {base}/v1   (OpenAPI docs: {base}/docs)")
-    click.echo(f"Metrics:       {base}/metrics   readiness: {base}/readyz")
-    click.echo(f"Neo4j Browser: http://127.0.0.1:{config.neo4j_http_port}/browser/")
+    lines += [
+        f"API:           {base}/v1   (OpenAPI docs: {base}/docs, {base}/redoc)",
+        f"Inspector:     {base}/inspector/   (paste the key; works offline)",
+        f"Metrics:       {base}/metrics   readiness: {base}/readyz",
+        f"Neo4j Browser: http://127.0.0.1:{config.neo4j_http_port}/browser/",
+    ]
     if config.api_host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(f"note: listening on {config.api_host}, not loopback; keys are required")
-    click.echo("Ctrl-C stops the API.", err=True)
+        lines.append(f"note: listening on {config.api_host}, not loopback; keys are required")
+    lines.append("Ctrl-C stops the API.")
+    app = create_app(config)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=config.api_host,
+            port=config.api_port,
+            log_config=None,
+            access_log=False,
+            server_header=False,
+        )
+    )
+    # The key and URLs are worth pasting only once the port answers: startup warms the
+    # search path first (the embedding model, spaCy), which can take tens of seconds.
+    threading.Thread(target=_announce, args=(server, app, lines), daemon=True).start()
+    click.echo("Starting the API (warming up the search path)...", err=True)
+    server.run()
+
+
+def _announce(server: object, app: Any, lines: list[str]) -> None:
+    while not getattr(server, "started", False):
+        if getattr(server, "should_exit", False):
+            return
+        time.sleep(0.1)
+    memory = getattr(app.state, "memory", None)
+    dense = memory.capabilities()["dense_embeddings"] if memory is not None else "unknown"
+    # Offline, "off" is the one thing that explains searches missing every paraphrase.
+    click.echo("\n".join(["", "The API accepts connections.", f"Dense search:  {dense}", *lines]))
     sys.stdout.flush()
-    uvicorn.run(
-        create_app(config),
-        host=config.api_host,
-        port=config.api_port,
-        log_config=None,
-        access_log=False,
-        server_header=False,
-    )
 
 
-def _seed_demo(memory: Memory, store: KeyStore, config: Config) -> None:
-    from hmem.api.auth import stored_user_id
-    from hmem.demo import DEMO_USER, seed_demo
+def _seed_demo(
+    memory: Memory, store: KeyStore, config: Config, key_file: Path, *, reset: bool
+) -> list[str]:
+    from hmem.demo import DEMO_TENANT, DEMO_USER, demo_stored_user, ensure_demo
 
-    seed_demo(memory, DEMO_USER)  # for the CLI and Neo4j Browser: user 'maya'
-    seed_demo(memory, stored_user_id(DEMO_TENANT, DEMO_USER))  # for the API: tenant 'demo'
-    for old in store.list(DEMO_TENANT):
-        if old.name == DEMO_KEY_NAME and old.revoked_at is None:
-            store.revoke(old.key_id)
-    issued = store.create(DEMO_TENANT, name=DEMO_KEY_NAME)
+    state = ensure_demo(memory, store, key_file, reset=reset)
+    stored = demo_stored_user()
+    if state.seeded:
+        click.echo(f"Seeded the Maya demo: user {DEMO_USER!r} of tenant {DEMO_TENANT!r}.")
+    else:
+        click.echo(
+            f"Kept the demo as it was: user {DEMO_USER!r} of tenant {DEMO_TENANT!r} has "
+            f"{state.facts} facts (`make demo RESET=1` writes the story again)."
+        )
     base = f"http://{config.api_host}:{config.api_port}"
-    click.echo(f"Seeded the Maya demo: user {DEMO_USER!r} (CLI, Browser) and, for the API,")
-    click.echo(f"user {DEMO_USER!r} of tenant {DEMO_TENANT!r}.")
-    _print_key(issued.key, DEMO_TENANT, None)
-    click.echo("Try:")
-    click.echo(
-        f"  curl -s -H 'Authorization: Bearer {issued.key}' {base}/v1/users/{DEMO_USER}/facts"
-    )
+    kept = "kept from the last run" if not state.new_key else "new"
+    return [
+        f"Demo API key ({kept}; also in {key_file}): {state.key}",
+        f"  tenant {DEMO_TENANT!r}, every user of it. The demo user is {DEMO_USER!r} in the API",
+        f"  and MCP, `--tenant {DEMO_TENANT} --user {DEMO_USER}` in the CLI, {stored!r} in Cypher.",
+        "Try:",
+        f"  curl -s -H 'Authorization: Bearer {state.key}' {base}/v1/users/{DEMO_USER}/facts",
+    ]
 
 
 @click.group()
@@ -187,13 +230,29 @@ def keys_revoke(key_id: str) -> None:
 @click.command()
 @click.option("--user", "user_id", required=True, help="the one user this server serves")
 @click.option(
+    "--tenant",
+    help="the API tenant of --user when reading Neo4j directly (demo: the demo's maya); "
+    "with --api-url the key's tenant applies",
+)
+@click.option(
     "--api-url",
     help="use a running hmem API (key from $HMEM_API_KEY) instead of Neo4j directly",
 )
-def mcp(user_id: str, api_url: str | None) -> None:
+def mcp(user_id: str, tenant: str | None, api_url: str | None) -> None:
     """An MCP server on stdio (remember / recall / history / forget) for agent hosts."""
     from hmem.mcp_server import build_server
 
+    if tenant is not None:
+        if api_url:
+            raise click.BadParameter(
+                "with --api-url the key decides the tenant", param_hint="--tenant"
+            )
+        from hmem.graph.apikeys import check_tenant, check_user_name
+
+        try:
+            user_id = f"{check_tenant(tenant)}:{check_user_name(user_id)}"
+        except HmemError as exc:
+            raise click.BadParameter(str(exc)) from exc
     if api_url:
         from hmem.graph.apikeys import check_user_name
 

@@ -85,15 +85,40 @@ def test_json_logs_keep_only_allowed_fields() -> None:
     assert "text" not in line and "api_key" not in line
 
 
-def test_json_logs_show_a_template_and_its_allowed_values_never_its_arguments() -> None:
+def test_json_logs_read_as_sentences_of_allowed_values_only() -> None:
     """hmem's warnings carry what an operator needs in allowed fields (the job, the
-    error's class, why dense search is off); the arguments themselves are not written."""
+    error's class, why dense search is off); the message is filled with those and with
+    numbers, and any other argument is withheld."""
     record = logging.LogRecord(
         "hmem.ingest", logging.WARNING, __file__, 1, "job %s failed: %s", ("j1", "Boom"), None
     )
     record.__dict__.update(job_id="j1", error="ModelOutputError", job_status="failed")
     line = json.loads(JsonFormatter().format(record))
-    assert line["msg"] == "job %s failed: %s"
+    assert line["msg"] == "job j1 failed: …" and line["template"] == "job %s failed: %s"
+    off = logging.LogRecord(
+        "hmem.extract",
+        logging.WARNING,
+        __file__,
+        1,
+        "dense search is off: %s",
+        (OSError("no hub"),),
+        None,
+    )
+    off.__dict__.update(error="no hub")
+    assert json.loads(JsonFormatter().format(off))["msg"] == "dense search is off: no hub"
+    started = logging.LogRecord(
+        "uvicorn.error",
+        logging.INFO,
+        __file__,
+        1,
+        "Uvicorn running on %s://%s:%d",
+        ("http", "127.0.0.1", 8000),
+        None,
+    )
+    assert (
+        json.loads(JsonFormatter().format(started))["msg"]
+        == "Uvicorn running on http://127.0.0.1:8000"
+    )
     assert (line["job_id"], line["error"], line["job_status"]) == (
         "j1",
         "ModelOutputError",
