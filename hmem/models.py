@@ -30,6 +30,7 @@ from hmem.errors import (
 
 __all__ = [
     "FACT_ID_PATTERN",
+    "MAX_DRAFT_LIST",
     "Category",
     "Entity",
     "EntityRef",
@@ -57,6 +58,7 @@ Id = Annotated[str, Field(min_length=1, max_length=128)]
 # A caller-chosen fact id must stay addressable as one URL path segment
 # (/facts/{id}): no '/', '?', '#', '%', spaces or controls, and not '.' or '..'.
 FACT_ID_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9._:@-]{0,127}$"
+MAX_DRAFT_LIST = 64  # entities, supersedes, relates, conflicts of one draft (as RememberIn)
 NewFactId = Annotated[str, Field(min_length=1, max_length=128, pattern=FACT_ID_PATTERN)]
 
 
@@ -192,11 +194,15 @@ class FactDraft(_Model):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     known_from: datetime | None = None
-    entities: list[EntityRef] = Field(default_factory=list)
-    supersedes: list[SupersedeTarget] = Field(default_factory=list)
-    relates: list[Id] = Field(default_factory=list)
+    # Capped like RememberIn's lists, and deduplicated below: a batch line with 20,000
+    # copies of one target once stored 20,000 edges and slowed every later search.
+    entities: list[EntityRef] = Field(default_factory=list, max_length=MAX_DRAFT_LIST)
+    supersedes: list[SupersedeTarget] = Field(default_factory=list, max_length=MAX_DRAFT_LIST)
+    relates: list[Id] = Field(default_factory=list, max_length=MAX_DRAFT_LIST)
     conflicts: list[Id] = Field(
-        default_factory=list, description="open facts this one disagrees with, unresolved"
+        default_factory=list,
+        max_length=MAX_DRAFT_LIST,
+        description="open facts this one disagrees with, unresolved",
     )
     embedding: list[float] | None = None
     source: Annotated[str, Field(max_length=200)] = "direct"
@@ -216,6 +222,20 @@ class FactDraft(_Model):
     @classmethod
     def _folded_speaker(cls, speaker: str | None) -> str | None:
         return fold_speaker(speaker)
+
+    @field_validator("supersedes")
+    @classmethod
+    def _one_per_target(cls, targets: list[SupersedeTarget]) -> list[SupersedeTarget]:
+        """A target named twice is superseded once, for the first reason given."""
+        first: dict[str, SupersedeTarget] = {}
+        for target in targets:
+            first.setdefault(target.target_id, target)
+        return list(first.values())
+
+    @field_validator("relates", "conflicts")
+    @classmethod
+    def _distinct(cls, ids: list[str]) -> list[str]:
+        return list(dict.fromkeys(ids))
 
     @field_validator("embedding")
     @classmethod

@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
+from hmem.extract.policy import require_allowed_value
 from hmem.models import Category, EntityRef, Fact, FactDraft, NewFactId, SupersedeTarget
 
 __all__ = [
@@ -103,6 +104,18 @@ class RememberManyIn(_In):
         description="the conversation they came from: recall scores its facts as a group "
         "and brings the turns next to a hit; batches with the same id join one episode",
     )
+
+    @field_validator("facts", mode="before")
+    @classmethod
+    def _raw_speakers(cls, facts: Any) -> Any:
+        """The write policy on each speaker as sent: FactDraft stores it folded (case
+        folded), which hides the case-sensitive shapes of keys from the later check."""
+        if isinstance(facts, list) and len(facts) <= MAX_BATCH_FACTS:
+            for i, fact in enumerate(facts):
+                speaker = fact.get("speaker") if isinstance(fact, dict) else None
+                if isinstance(speaker, str) and len(speaker) <= 200:
+                    require_allowed_value(speaker, f"facts[{i}].speaker")
+        return facts
 
 
 class MessageIn(_In):
