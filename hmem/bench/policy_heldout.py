@@ -47,7 +47,9 @@ FIELDS = (
 class Row:
     field: str
     value: str
-    secret: str = ""  # for a secret: the part that must never be stored
+    # for a secret: the part that must never be stored (a short number with the words
+    # before it, so that a timestamp or a hash holding the same digits is no false alarm)
+    secret: str = ""
 
 
 def _s(field: str, value: str, secret: str | None = None) -> Row:
@@ -80,7 +82,7 @@ SECRETS: list[Row] = [
     _s("text", "My seed phrase is abandon ability able about above absent", "ability able"),
     _s("text", "Recovery phrase: orbit tundra velvet mango sketch prism", "tundra velvet"),
     _s("text", "\u0440assword: Zebra!Crossing9", "Zebra!Crossing9"),
-    _s("text", "My \u03a1IN is 4417.", "4417"),
+    _s("text", "My \u03a1IN is 4417.", "is 4417"),
     _s("text", "Use this: p\u0430ssw\u043erd = Tr\u0435eHouse#31", "eHouse#31"),
     _s("text", f"GitHub token: {' '.join(GH)}", " ".join(GH[4:16])),
     _s("text", "card: 4 5 3 2 0 1 5 1 1 2 8 3 0 3 6 6", "1 1 2 8 3 0"),
@@ -104,7 +106,7 @@ SECRETS: list[Row] = [
         "\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44\uff1a\uff48\uff55\uff4e\uff54\uff45\uff52\uff12\uff10\uff12\uff14",
     ),
     _s("text", "2FA backup codes: 4821-9932, 1170-5521, 8830-2214", "4821-9932"),
-    _s("text", "The PUK for my SIM is 48213377", "48213377"),
+    _s("text", "The PUK for my SIM is 48213377", "is 48213377"),
     # -- entity names, aliases and types ----------------------------------------------
     _s("entity.name", "password AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
     _s("entity.name", GH),
@@ -121,7 +123,7 @@ SECRETS: list[Row] = [
     _s("entity.alias", "Zx8Kp2Lm9Qr4Tv7Wb1Nc6Yd3Hf5Jg0Sa"),
     _s("entity.type", "token xoxp-1234567890-9876543", "xoxp-1234567890-9876543"),
     _s("entity.type", "AKIAIOSFODNN7EXAMPLE"),
-    _s("entity.type", "pin is 8842", "8842"),
+    _s("entity.type", "pin is 8842"),
     # -- speaker, source ----------------------------------------------------------------
     _s("speaker", f"my password is hunter2swordfish {GH}", "hunter2swordfish"),
     _s("speaker", "AKIAIOSFODNN7EXAMPLE"),

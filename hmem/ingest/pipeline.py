@@ -139,6 +139,11 @@ class Pipeline:
             extraction, usage = self.extractor.extract(job.source_text, neighbours, job.observed_at)
             result.model_seconds = time.perf_counter() - model_started
             self._count(result, usage)
+            # screened before it is kept: the queue row must not hold what was refused
+            kinds = [_refused(f) for f in extraction.facts]
+            result.refused += [k for k in kinds if k is not None]
+            kept = [f for f, k in zip(extraction.facts, kinds, strict=True) if k is None]
+            extraction = extraction.model_copy(update={"facts": kept})
             save_extraction(extraction.model_dump(mode="json"))
 
         drafts, merges = self._plan(job, extraction, neighbours, result)
@@ -213,7 +218,7 @@ class Pipeline:
         merges: list[str] = []
         for index, fact in enumerate(extraction.facts):
             kind = _refused(fact)
-            if kind is not None:  # the model wrote out what the user's words hid
+            if kind is not None:  # an extraction kept before it was screened (a retry)
                 result.refused.append(kind)
                 continue
             supersedes: list[SupersedeTarget] = []
