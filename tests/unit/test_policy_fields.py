@@ -12,7 +12,7 @@ import pytest
 from hmem.api.problems import Forbidden, problem_for
 from hmem.bench.policy_heldout import FIELDS, ORDINARY, SECRETS, refused, score
 from hmem.errors import ConflictError, NotFoundError, PolicyRefusal
-from hmem.extract._patterns import normalise, normalise_map
+from hmem.extract._patterns import FINDERS, Clues, normalise, normalise_map
 from hmem.extract.policy import (
     Message,
     apply_policy,
@@ -181,3 +181,14 @@ def test_heldout_corpus_nothing_missed_and_at_most_two_percent_over_refused() ->
     assert sum(c.get("secrets", 0) for c in table.values()) == len(SECRETS)
     assert missed == []
     assert len(over) / len(ORDINARY) <= 0.02, over
+
+
+def test_the_new_gates_never_hide_a_finding() -> None:
+    """Each finder's gate (``_patterns.Needs``) is a necessary condition: on every held-out
+    value, upper- and lower-cased, a finder whose gate fails finds nothing."""
+    texts = [r.value for r in [*SECRETS, *ORDINARY]] + [t for t, _ in D11]
+    for text in texts:
+        for variant in (text, text.upper(), text.lower()):
+            clues = Clues.of(normalise(variant))
+            for _, needs, finder in FINDERS:
+                assert needs.met(clues) or not list(finder(clues)), (variant, finder.__name__)
