@@ -522,11 +522,12 @@ def _passphrases(clues: Clues) -> Iterator[Span]:
 # The word for password in the languages hmem's users write most, with the words that
 # link it to its value ("ist", "est", "es", "é", "är", "to", "это", ...). Only a value
 # with a digit or a symbol (or quoted) counts: the descriptions of other languages are
-# not listed here, so "Mein Passwort ist zu kurz" passes.
+# not listed here, so "Mein Passwort ist zu kurz" passes. Words with a common other
+# meaning (Spanish "clave": key, Italian "parola": word) are left out, as "key" is.
 _FOREIGN_PASSWORD = re.compile(
     r"(?<![^\W\d_])(?P<kw>passwort|kennwort|password|mot\s+de\s+passe|contrase[\u00f1n]a|senha"
     r"|wachtwoord|l[\u00f6o]senord|has[\u0142l]o|\u043f\u0430\u0440\u043e\u043b\u044c|salasana"
-    r"|adgangskode|passord|heslo|jelsz[\u00f3o]|parola|[\u015fs]ifre|clave"
+    r"|adgangskode|passord|heslo|jelsz[\u00f3o]|[\u015fs]ifre"
     r"|\u5bc6\u7801|\u30d1\u30b9\u30ef\u30fc\u30c9|\ube44\ubc00\ubc88\ud638)"
     r"(?:\s+(?:del|de|du|des|da|do|dla|f\u00fcr|fur|voor|f\u00f6r|for|della|per|di|van|til|till"
     r"|\u0434\u043b\u044f|\u043e\u0442)(?:\s+[\w.@'-]+){1,3}?)?"
@@ -829,7 +830,7 @@ FINDERS: tuple[tuple[str, Needs, Finder], ...] = (
         Needs(
             words=(
                 *("pass", "kennw", "contrase", "senha", "wachtw", "losen", "haslo", "salasana"),
-                *("adgangskode", "heslo", "jelsz", "parola", "sifre", "clave"),
+                *("adgangskode", "heslo", "jelsz", "sifre"),
             )
         ),
         _foreign_passwords,
