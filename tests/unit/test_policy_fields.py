@@ -5,11 +5,13 @@ corpus (``hmem.bench.policy_heldout``) scored as docs/policy.md reports it."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 import pydantic
 import pytest
 
 from hmem.api.problems import Forbidden, problem_for
+from hmem.api.schemas import RememberManyIn
 from hmem.bench.policy_heldout import FIELDS, ORDINARY, SECRETS, refused, score
 from hmem.errors import ConflictError, NotFoundError, PolicyRefusal
 from hmem.extract._patterns import FINDERS, Clues, normalise, normalise_map
@@ -21,7 +23,14 @@ from hmem.extract.policy import (
     require_allowed_session,
     require_allowed_value,
 )
-from hmem.models import MAX_DRAFT_LIST, EntityRef, FactDraft, SupersedeTarget
+from hmem.models import (
+    MAX_BATCH_UNEMBEDDED,
+    MAX_DRAFT_LIST,
+    EntityRef,
+    FactDraft,
+    SupersedeTarget,
+    import_batches,
+)
 
 GH = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
 
@@ -192,3 +201,17 @@ def test_the_new_gates_never_hide_a_finding() -> None:
             clues = Clues.of(normalise(variant))
             for _, needs, finder in FINDERS:
                 assert needs.met(clues) or not list(finder(clues)), (variant, finder.__name__)
+
+
+def test_a_batch_without_vectors_is_bounded() -> None:
+    """D13: the server embeds a batch's missing vectors inside the request; 2,000 held a
+    worker for 22 s. The HTTP body caps them, and Client.import_facts cuts at the cap."""
+    bare = [{"text": f"fact {i}"} for i in range(MAX_BATCH_UNEMBEDDED + 1)]
+    with pytest.raises(pydantic.ValidationError, match="without an embedding"):
+        RememberManyIn.model_validate({"facts": bare})
+    with_vectors = [{"text": f"v {i}", "embedding": [1.0, 0.0]} for i in range(600)]
+    assert len(RememberManyIn.model_validate({"facts": bare[:-1] + with_vectors}).facts) == 1100
+    drafts = [FactDraft.model_validate(f) for f in bare + with_vectors]
+    batches = import_batches(drafts, 2000, datetime.now(UTC), max_unembedded=MAX_BATCH_UNEMBEDDED)
+    assert [sum(d.embedding is None for d in b) for b in batches] == [MAX_BATCH_UNEMBEDDED, 1]
+    assert sum(map(len, batches)) == len(drafts)
