@@ -359,7 +359,7 @@ _BARE_TOKEN = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{20,}(?![\w+/=-])")
 _PW = r"p[a@4][s$5][s$5](?:w[o0]r[dt]|wd|code|phrase)"
 _PASSWORD = re.compile(
     rf"(?<![A-Za-z])(?P<kw>{_PW}|pwd|pw|(?:wi-?fi|wlan|wpa2?|network)\s+key"
-    r"|(?:pin|puk)(?:\s+(?:code|number))?|(?:safe|lock)?\s*combination"
+    r"|(?:pin|puk)(?:\s+(?:code|number))?|(?:(?:safe|lock)\s+)?combination"
     r"|(?:backup|recovery|2fa|mfa|otp)\s+codes?"
     r"|(?:door|gate|alarm|safe|entry|keypad|garage)\s+code)s?"
     r"(?:\s+(?:for|to|on|at|of)(?:\s+[\w.@'-]+){1,3}?)?"  # "password for my work laptop is"
