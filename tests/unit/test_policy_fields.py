@@ -12,7 +12,7 @@ import pytest
 
 from hmem.api.problems import Forbidden, problem_for
 from hmem.api.schemas import RememberManyIn
-from hmem.bench.policy_heldout import FIELDS, ORDINARY, SECRETS, refused, score
+from hmem.bench.policy_heldout import FIELDS, ORDINARY, SECRETS, main, refused, score
 from hmem.errors import ConflictError, NotFoundError, PolicyRefusal
 from hmem.extract._patterns import FINDERS, Clues, normalise, normalise_map
 from hmem.extract.policy import (
@@ -215,3 +215,10 @@ def test_a_batch_without_vectors_is_bounded() -> None:
     batches = import_batches(drafts, 2000, datetime.now(UTC), max_unembedded=MAX_BATCH_UNEMBEDDED)
     assert [sum(d.embedding is None for d in b) for b in batches] == [MAX_BATCH_UNEMBEDDED, 1]
     assert sum(map(len, batches)) == len(drafts)
+
+
+def test_heldout_command_prints_the_table_of_docs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert f"| **all** | **{len(SECRETS)}** | **0** | **{len(ORDINARY)}** |" in out
+    assert "missed:" not in out and "over-refused (" not in out
