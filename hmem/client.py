@@ -34,6 +34,7 @@ from hmem import errors
 from hmem.extract.policy import Message
 from hmem.ingest.pipeline import AddResult
 from hmem.models import (
+    MAX_BATCH_UNEMBEDDED,
     Category,
     EntityRef,
     Fact,
@@ -433,7 +434,8 @@ class Client:
         session_id: str | None = None,
     ) -> WriteResult:
         """Write several facts in one transaction (``POST .../facts/batch``, at most
-        2,000 facts and the server's body limit, 1 MB by default)."""
+        2,000 facts, 500 of them without a vector, and the server's body limit, 1 MB by
+        default)."""
         return self._call(_Ops.remember_many(drafts, user_id, observed_at, session_id))
 
     def import_facts(
@@ -446,7 +448,12 @@ class Client:
     ) -> WriteResult:
         """A long history in batches of ``remember_many``, as ``Memory.import_facts``
         cuts them (``hmem.models.import_batches``); the batches before an error stay."""
-        batches = import_batches(drafts, batch_size, observed_at or datetime.now(UTC))
+        batches = import_batches(
+            drafts,
+            batch_size,
+            observed_at or datetime.now(UTC),
+            max_unembedded=MAX_BATCH_UNEMBEDDED,  # the server's limit for a batch
+        )
         return WriteResult.combine(
             [self.remember_many(b, user_id=user_id, observed_at=observed_at) for b in batches]
         )
@@ -631,7 +638,12 @@ class AsyncClient:
         batch_size: int = 2000,
         observed_at: datetime | None = None,
     ) -> WriteResult:
-        batches = import_batches(drafts, batch_size, observed_at or datetime.now(UTC))
+        batches = import_batches(
+            drafts,
+            batch_size,
+            observed_at or datetime.now(UTC),
+            max_unembedded=MAX_BATCH_UNEMBEDDED,  # the server's limit for a batch
+        )
         return WriteResult.combine(
             [await self.remember_many(b, user_id=user_id, observed_at=observed_at) for b in batches]
         )

@@ -17,10 +17,20 @@ import pydantic
 from neo4j import Driver, GraphDatabase
 
 from hmem.config import Config
-from hmem.errors import ConfigError, ModelNotConfiguredError, PolicyRefusal, ValidationError
+from hmem.errors import (
+    ConfigError,
+    ModelNotConfiguredError,
+    PolicyRefusal,
+    TextTooLongError,
+    ValidationError,
+)
 from hmem.extract.clients import EmbeddingClient, make_chat_client, make_embedder
 from hmem.extract.extractor import Extractor, JsonChat
-from hmem.extract.policy import require_allowed
+from hmem.extract.policy import (
+    require_allowed,
+    require_allowed_draft,
+    require_allowed_session,
+)
 from hmem.extract.profile import Profile
 from hmem.graph import GraphStore
 from hmem.graph.embedding_model import check_model, pending, reembed
@@ -291,11 +301,11 @@ class Memory:
 
     def set_profile(self, text: str, *, user_id: str) -> None:
         """Write the profile yourself (at most 120 words; the write policy applies)."""
-        require_allowed(text)
-        try:
+        try:  # the length first: it costs nothing, the policy reads every character
             Profile(text=text)
         except pydantic.ValidationError as exc:
             raise ValidationError(str(exc.errors()[0]["msg"])) from None
+        require_allowed(text)
         self.store.set_profile(user_id, text)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -351,6 +361,7 @@ class Memory:
         and the text is embedded when an embedder is configured and no vector is given.
         """
         accepted_at = datetime.now(UTC)  # an erasure from here on wins over this write
+        self._check_length(text, "fact text")
         require_allowed(text)
         draft = _draft(
             text=text,
@@ -371,7 +382,18 @@ class Memory:
             id=fact_id,
             speaker=speaker,
         )
+        if speaker is not None:  # the draft holds it folded: case-sensitive keys are gone
+            require_allowed_draft(draft.model_copy(update={"speaker": speaker}))
+        else:
+            require_allowed_draft(draft)
         return self._write_drafts("remember", [draft], user_id, observed_at, accepted_at)
+
+    def _check_length(self, text: str, what: str) -> None:
+        """Length before the policy: the policy reads every character of a text."""
+        if len(text) > self.config.max_fact_chars:
+            raise TextTooLongError(
+                f"{what} has {len(text)} characters; the limit is {self.config.max_fact_chars}"
+            )
 
     def remember_many(
         self,
@@ -389,10 +411,13 @@ class Memory:
         same ``session_id`` join the same episode."""
         accepted_at = datetime.now(UTC)
         for number, draft in enumerate(drafts):
+            self._check_length(draft.text, f"fact {number}: text")
             try:
                 require_allowed(draft.text)
             except PolicyRefusal as exc:  # which of the facts, never its text
                 raise PolicyRefusal(exc.kind, f"fact {number}: {exc}") from None
+            require_allowed_draft(draft, f"facts[{number}].")
+        require_allowed_session((), session_id, None)
         episode = None
         if session_id is not None:
             episode = EpisodeDraft(
@@ -536,6 +561,7 @@ class Memory:
         """
         if not self.extraction_configured:
             raise ModelNotConfiguredError(f"add() needs a language model; {NO_CHAT_MODEL}")
+        require_allowed_session(messages, session_id, idempotency_key)
         self.check_embedding_model()
         with self.telemetry.span("add", user_id=user_id, hmem__background=background) as span:
             result = self.ingest.add(

@@ -30,6 +30,8 @@ from hmem.errors import (
 
 __all__ = [
     "FACT_ID_PATTERN",
+    "MAX_BATCH_UNEMBEDDED",
+    "MAX_DRAFT_LIST",
     "Category",
     "Entity",
     "EntityRef",
@@ -57,6 +59,12 @@ Id = Annotated[str, Field(min_length=1, max_length=128)]
 # A caller-chosen fact id must stay addressable as one URL path segment
 # (/facts/{id}): no '/', '?', '#', '%', spaces or controls, and not '.' or '..'.
 FACT_ID_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9._:@-]{0,127}$"
+MAX_DRAFT_LIST = 64  # entities, supersedes, relates, conflicts of one draft (as RememberIn)
+# The facts of one HTTP batch that arrive without a vector: the server embeds them (and
+# finds their entities) inside the request, ~11 ms a fact on the security review's
+# machine (2,000 took 22 s and held a worker that long). Bulk imports send vectors, or
+# are cut into batches of this many (import_batches' max_unembedded).
+MAX_BATCH_UNEMBEDDED = 500
 NewFactId = Annotated[str, Field(min_length=1, max_length=128, pattern=FACT_ID_PATTERN)]
 
 
@@ -192,11 +200,15 @@ class FactDraft(_Model):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     known_from: datetime | None = None
-    entities: list[EntityRef] = Field(default_factory=list)
-    supersedes: list[SupersedeTarget] = Field(default_factory=list)
-    relates: list[Id] = Field(default_factory=list)
+    # Capped like RememberIn's lists, and deduplicated below: a batch line with 20,000
+    # copies of one target once stored 20,000 edges and slowed every later search.
+    entities: list[EntityRef] = Field(default_factory=list, max_length=MAX_DRAFT_LIST)
+    supersedes: list[SupersedeTarget] = Field(default_factory=list, max_length=MAX_DRAFT_LIST)
+    relates: list[Id] = Field(default_factory=list, max_length=MAX_DRAFT_LIST)
     conflicts: list[Id] = Field(
-        default_factory=list, description="open facts this one disagrees with, unresolved"
+        default_factory=list,
+        max_length=MAX_DRAFT_LIST,
+        description="open facts this one disagrees with, unresolved",
     )
     embedding: list[float] | None = None
     source: Annotated[str, Field(max_length=200)] = "direct"
@@ -217,6 +229,20 @@ class FactDraft(_Model):
     def _folded_speaker(cls, speaker: str | None) -> str | None:
         return fold_speaker(speaker)
 
+    @field_validator("supersedes")
+    @classmethod
+    def _one_per_target(cls, targets: list[SupersedeTarget]) -> list[SupersedeTarget]:
+        """A target named twice is superseded once, for the first reason given."""
+        first: dict[str, SupersedeTarget] = {}
+        for target in targets:
+            first.setdefault(target.target_id, target)
+        return list(first.values())
+
+    @field_validator("relates", "conflicts")
+    @classmethod
+    def _distinct(cls, ids: list[str]) -> list[str]:
+        return list(dict.fromkeys(ids))
+
     @field_validator("embedding")
     @classmethod
     def _usable_vector(cls, vector: list[float] | None) -> list[float] | None:
@@ -234,22 +260,31 @@ class FactDraft(_Model):
 
 
 def import_batches(
-    drafts: Iterable[FactDraft], batch_size: int, start: datetime
+    drafts: Iterable[FactDraft],
+    batch_size: int,
+    start: datetime,
+    *,
+    max_unembedded: int | None = None,
 ) -> list[list[FactDraft]]:
     """A long history in transactions: oldest first (by ``known_from``; ``start`` for a
-    draft without one), at most ``batch_size`` each; a draft that names a fact of the
-    current batch (supersedes, relates to or conflicts with it) starts a new one, so
-    every target is stored before it is named."""
-    if batch_size < 1:
-        raise ValidationError("batch_size must be at least 1")
+    draft without one), at most ``batch_size`` each, and at most ``max_unembedded``
+    drafts without a vector each when given; a draft that names a fact of the current
+    batch (supersedes, relates to or conflicts with it) starts a new one, so every target
+    is stored before it is named."""
+    if batch_size < 1 or (max_unembedded is not None and max_unembedded < 1):
+        raise ValidationError("batch_size and max_unembedded must be at least 1")
     batches: list[list[FactDraft]] = [[]]
     ids: set[str] = set()
+    bare = 0  # drafts without a vector in the current batch
     for draft in sorted(drafts, key=lambda d: d.known_from or start):
         named = {t.target_id for t in draft.supersedes} | set(draft.relates) | set(draft.conflicts)
-        if len(batches[-1]) >= batch_size or named & ids:
+        full = max_unembedded is not None and draft.embedding is None and bare >= max_unembedded
+        if len(batches[-1]) >= batch_size or named & ids or full:
             batches.append([])
             ids = set()
+            bare = 0
         batches[-1].append(draft)
+        bare += draft.embedding is None
         if draft.id is not None:
             ids.add(draft.id)
     return [batch for batch in batches if batch]

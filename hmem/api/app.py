@@ -35,6 +35,9 @@ __all__ = ["create_app"]
 
 log = logging.getLogger("hmem.api")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+# Every answer may carry memory (facts, an export, an error about a fact): no cache along
+# the way keeps it, and no browser reads a JSON body as something else.
+_PRIVATE = ((b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff"))
 
 DESCRIPTION = """\
 Graph-backed, bitemporal memory for AI agents. Every route under `/v1/users/{user_id}`
@@ -95,6 +98,7 @@ class ServiceMiddleware:
                 message["headers"] = [
                     *message["headers"],
                     (b"x-request-id", request_id.encode()),
+                    *_PRIVATE,
                 ]
             await send(message)
 

@@ -2,7 +2,8 @@
 
 Every error hmem raises maps through ``PROBLEMS`` (most specific class first); HTTP-only
 conditions (no key, a key that may not reach a user, a body too large) have their own
-exceptions here. A problem never echoes the request's input: it could hold memory text.
+exceptions here. A problem never echoes the request's input: it could hold memory text,
+and an id quoted in a message is withheld (a caller-chosen id may be a secret).
 """
 
 from __future__ import annotations
@@ -111,13 +112,19 @@ def _type(slug: str) -> str:
 _INPUT = re.compile(r"input_value=.*?, input_type=\w+|For further information visit \S+")
 
 
+# hmem's messages quote the ids they are about ("no fact 'x' for this user"), which is
+# right in a traceback and wrong in an answer: a caller-chosen id may itself be a secret,
+# and proxies log error bodies. The caller knows what it sent.
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+
+
 def _detail(exc: BaseException) -> str | None:
     if isinstance(exc, pydantic.ValidationError):
         return "; ".join(
             f"{'.'.join(str(p) for p in e.get('loc', ())) or 'input'}: {e.get('msg', '')}"
             for e in exc.errors()
         )
-    return _INPUT.sub("", str(exc)).strip() or None
+    return _QUOTED.sub("[withheld]", _INPUT.sub("", str(exc))).strip() or None
 
 
 # An outage's own message names the server it could not reach (a private address):

@@ -5,9 +5,26 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
-from hmem.models import Category, EntityRef, Fact, FactDraft, NewFactId, SupersedeTarget
+from hmem.extract.policy import require_allowed_value
+from hmem.models import (
+    MAX_BATCH_UNEMBEDDED,
+    Category,
+    EntityRef,
+    Fact,
+    FactDraft,
+    NewFactId,
+    SupersedeTarget,
+)
 
 __all__ = [
     "AddIn",
@@ -93,7 +110,8 @@ class RememberManyIn(_In):
         max_length=MAX_BATCH_FACTS,
         description="each with FactDraft's fields, as a line of `hmem import facts`: "
         "`known_from` is when the user said it (default `observed_at`), `turn` its place "
-        "in the session; missing vectors are embedded in one batch",
+        "in the session; missing vectors are embedded in one batch (at most "
+        f"{MAX_BATCH_UNEMBEDDED} facts without one per request)",
     )
     observed_at: UtcDatetime | None = Field(
         None, description="when the facts were said (belief time starts); default now"
@@ -103,6 +121,31 @@ class RememberManyIn(_In):
         description="the conversation they came from: recall scores its facts as a group "
         "and brings the turns next to a hit; batches with the same id join one episode",
     )
+
+    @model_validator(mode="after")
+    def _bounded_work(self) -> RememberManyIn:
+        """The server embeds the facts sent without a vector inside the request: a batch
+        of them is capped lower, so one request does not hold a worker for tens of
+        seconds (docs/api.md)."""
+        bare = sum(f.embedding is None for f in self.facts)
+        if bare > MAX_BATCH_UNEMBEDDED:
+            raise ValueError(
+                f"{bare} facts without an embedding; at most {MAX_BATCH_UNEMBEDDED} per "
+                "batch: send vectors, or split the batch"
+            )
+        return self
+
+    @field_validator("facts", mode="before")
+    @classmethod
+    def _raw_speakers(cls, facts: Any) -> Any:
+        """The write policy on each speaker as sent: FactDraft stores it folded (case
+        folded), which hides the case-sensitive shapes of keys from the later check."""
+        if isinstance(facts, list) and len(facts) <= MAX_BATCH_FACTS:
+            for i, fact in enumerate(facts):
+                speaker = fact.get("speaker") if isinstance(fact, dict) else None
+                if isinstance(speaker, str) and len(speaker) <= 200:
+                    require_allowed_value(speaker, f"facts[{i}].speaker")
+        return facts
 
 
 class MessageIn(_In):

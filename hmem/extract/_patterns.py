@@ -29,6 +29,8 @@ from stdnum.de import idnr
 from stdnum.fr import nir
 from stdnum.us import rtn
 
+from hmem.extract._fold import LOOKALIKES, fold_positions
+
 __all__ = [
     "BANK_ACCOUNT",
     "CREDENTIAL",
@@ -75,27 +77,56 @@ def normalise_map(text: str) -> tuple[str, list[int]]:
     original character it came from (plus one past the end).
 
     NFKC folds full-width digits and letters, ligatures and compatibility forms to plain
-    ones ("４１１１" is 4111); invisible characters are dropped; curly quotes and Unicode
-    dashes become ASCII. The map lets a span found here redact exactly the original.
+    ones ("４１１１" is 4111); Latin look-alikes of other scripts in a word that is Latin in
+    disguise become the Latin letter ("pаssword" with a Cyrillic а, see ``_fold``);
+    invisible characters are dropped; curly quotes and Unicode dashes become ASCII; the
+    spaces of a run of single characters ("A K I A I O S F ...") are dropped, so a key
+    spelled out reads as the key. The map lets a span found here redact exactly the
+    original.
     """
-    if text.isascii():  # every rule above leaves ASCII as it is: skip the walk
+    gaps = _spaced_gaps(text)
+    if text.isascii() and not gaps:  # every rule above leaves ASCII as it is: skip the walk
         return text, list(range(len(text) + 1))
+    fold = fold_positions(text) if not text.isascii() else set()
     out: list[str] = []
     where: list[int] = []
     pos = 0  # ASCII runs between the other characters are copied as they are (see above)
-    for m in _NOT_ASCII.finditer(text):
-        i, ch = m.start(), m.group()
+    for i in sorted(gaps.union(m.start() for m in _NOT_ASCII.finditer(text))):
+        ch = text[i]
         out.append(text[pos:i])
         where.extend(range(pos, i))
         pos = i + 1
-        if ch in _INVISIBLE:
+        if ch in _INVISIBLE or i in gaps:
             continue
-        folded = unicodedata.normalize("NFKC", ch).translate(_NORMALISE)
+        folded = (
+            LOOKALIKES[ch] if i in fold else unicodedata.normalize("NFKC", ch).translate(_NORMALISE)
+        )
         out.append(folded)
         where.extend([i] * len(folded))
     out.append(text[pos:])
     where.extend(range(pos, len(text) + 1))
     return "".join(out), where
+
+
+# Eight or more single characters, each followed by one space: a key or a number spelled
+# out. Prose has no such run ("the cat A B C" has three); a card written digit by digit is
+# one, and reads as the same number without its spaces.
+_SPACED_RUN = re.compile(r"(?<![A-Za-z0-9])(?:\S )(?:\S ){6,}\S(?=[\s.,;:!?)]|$)")
+
+
+_SPACED_HINT = re.compile(r" \S \S \S \S \S \S \S")
+
+
+def _spaced_gaps(text: str) -> set[int]:
+    """The indexes of the spaces inside runs of single characters."""
+    # A gate with a literal first character, which re finds fast: the second to the eighth
+    # character of every such run, each after its space.
+    if _SPACED_HINT.search(text) is None:
+        return set()
+    gaps: set[int] = set()
+    for m in _SPACED_RUN.finditer(text):
+        gaps.update(range(m.start() + 1, m.end(), 2))
+    return gaps
 
 
 def normalise(text: str) -> str:
@@ -314,10 +345,22 @@ _SOME_MARK = tuple(sorted({mark for needs, _ in _DETECTOR_SCANS for mark in need
 # Shannon entropy detect-secrets' Base64 detector calls high (4.5 bits per character).
 # hmem's own keys (hmem_<12 hex>_<43 url-safe>) are such tokens.
 # detect-secrets' basic-auth detector needs a user name; redis://:password@host has none.
-_URL_PASSWORD_ONLY = re.compile(r"://:(?P<v>[^\s/@]+)@")
+# Its pattern also leaves out passwords holding ! $ & ' ( ) * + , ; = (legal in userinfo).
+_URL_PASSWORD_ONLY = re.compile(r"://[^\s/@:]*:(?P<v>[^\s/@]+)@")
+# Token shapes detect-secrets has no detector for (or only behind a config line: npm),
+# by their published prefixes: npm, Anthropic, GitHub fine-grained, Hugging Face, Google
+# API keys, Slack app-level, Shopify, DigitalOcean.
+_PREFIXED_TOKEN = re.compile(
+    r"(?<![\w-])(?:npm_|sk-ant-|github_pat_|hf_|AIza|xapp-|shpat_|dop_v1_)[A-Za-z0-9_\-]{20,}"
+)
+_TOKEN_PREFIXES = ("npm_", "sk-ant-", "github_pat_", "hf_", "AIza", "xapp-", "shpat_", "dop_v1_")
 _BARE_TOKEN = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{20,}(?![\w+/=-])")
+# "pa$$word" and "p@ssw0rd" are the same word to a reader; "passwort" is German.
+_PW = r"p[a@4][s$5][s$5](?:w[o0]r[dt]|wd|code|phrase)"
 _PASSWORD = re.compile(
-    r"(?<![A-Za-z])(?P<kw>pass(?:word|wd|code|phrase)|pwd|pw|pin(?:\s+(?:code|number))?"
+    rf"(?<![A-Za-z])(?P<kw>{_PW}|pwd|pw|(?:wi-?fi|wlan|wpa2?|network)\s+key"
+    r"|(?:pin|puk)(?:\s+(?:code|number))?|(?:(?:safe|lock)\s+)?combination"
+    r"|(?:backup|recovery|2fa|mfa|otp)\s+codes?"
     r"|(?:door|gate|alarm|safe|entry|keypad|garage)\s+code)s?"
     r"(?:\s+(?:for|to|on|at|of)(?:\s+[\w.@'-]+){1,3}?)?"  # "password for my work laptop is"
     r"\s*(?:(?:is\s+now|is|was|will\s+be|changed\s+to|set\s+to)\b\s*:?|[:=]|'s\b)\s*"
@@ -371,7 +414,7 @@ def _detected(clues: Clues) -> Iterator[Span]:
                 # The secret is the last group that matched (a URL's password), else all.
                 groups = [g for g in range(1, (regex.groups or 0) + 1) if m.group(g)]
                 yield m.span(groups[-1]) if groups else m.span()
-    if "://:" in text:  # _URL_PASSWORD_ONLY's literal
+    if "://" in text:  # _URL_PASSWORD_ONLY's literal
         for m in _URL_PASSWORD_ONLY.finditer(text):
             yield m.span("v")
 
@@ -410,9 +453,12 @@ def _passwords(clues: Clues) -> Iterator[Span]:
         if value[:1] in "\"'" and len(value) > 2:
             yield start, start + len(value)
             continue
-        if not m.group("kw").lower().startswith(("pass", "pw")):
-            if re.fullmatch(r"\d{4,12}", value):  # a PIN is a number; "the pin is in the map"
-                yield start, start + len(value)
+        if _NUMERIC_KW.match(m.group("kw")):
+            # A PIN is a number, spaced or dashed or spelled ("7 3 9 1", "12-34-56", "four
+            # seven one nine"); "the pin is in the map" is not one.
+            number = _PIN_VALUE.match(text, start) or _PIN_WORDS.match(text, start)
+            if number is not None:
+                yield number.span()
             continue
         if len(value) < 4 or value.startswith(("[REDACTED", "/", "~", "./")):
             continue
@@ -423,6 +469,117 @@ def _passwords(clues: Clues) -> Iterator[Span]:
         ends_clause = value != raw or _CLAUSE_END.match(text, m.end("value")) is not None
         if symbols or (ends_clause and not _describes(value.lower(), len(parts))):
             yield start, start + len(value)
+
+
+_NUMERIC_KW = re.compile(r"(?!p[a@4][s$5]|pw|wi|wlan|wpa|network)", _I)
+_PIN_VALUE = re.compile(r"\d(?:[ -]?\d){3,15}(?!\d)")
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_PIN_WORDS = re.compile(rf"{_DIGIT_WORD}(?:[ ,-]+{_DIGIT_WORD}){{3,11}}\b", _I)
+
+# A passphrase is several plain words: "my password is: correct horse battery staple",
+# "the wifi passphrase is maple river lantern quiet", "seed phrase: abandon ability ...".
+# What tells it from a description ("my password is the name of my cat", "... is about to
+# expire", "... is longer than yours") is grammar: a description needs function words.
+_PASSPHRASE = re.compile(
+    rf"(?<![A-Za-z])(?P<kw>{_PW}|pw|(?P<strong>(?:seed|recovery|secret|backup|mnemonic)"
+    r"\s+(?:phrase|words)|mnemonic))s?"
+    r"(?:\s+(?:for|to|on|at|of)(?:\s+[\w.@'-]+){1,3}?)?"
+    r"\s*(?:(?:is\s+now|is|was|are|will\s+be|changed\s+to|set\s+to)\b\s*(?P<colon>:)?|(?P<sign>[:=]))"
+    r"[ \t]*(?P<value>[A-Za-z]+(?:[ \t]+[A-Za-z]+)*)",
+    _I,
+)
+_FUNCTION = _words(
+    """a an the my your his her our their its this that these those to of in on at by for with
+    from into onto than then as and or but so because if when while is are was were be been
+    being i you he she we they it me him them us not no never only just also very too same all
+    any some every each both which what who whom whose there here now still yet soon again do
+    does did have has had can will would should could must may might up out off over under
+    before after since until like where how why about around against without within"""
+)
+
+
+def _passphrases(clues: Clues) -> Iterator[Span]:
+    text = clues.text
+    for m in _PASSPHRASE.finditer(text):
+        words = m.group("value").split()
+        low = [w.lower() for w in words]
+        if _CLAUSE_END.match(text, m.end("value")) is None:
+            continue  # runs on into something that is not a word: another rule's case
+        if m.group("strong"):  # a seed phrase is many words, whatever they are
+            if len(words) >= 5 and low[0] not in _FUNCTION | _NOT_A_VALUE:
+                yield m.span("value")
+            continue
+        if len(words) < 3 or any(w in _FUNCTION for w in low):
+            continue
+        announced = m.group("colon") or m.group("sign")
+        described = any(
+            w in _NOT_A_VALUE or _ADJECTIVE.fullmatch(w) or w.endswith(("ly", "ing")) for w in low
+        )
+        if announced or not described:
+            yield m.span("value")
+
+
+# The word for password in the languages hmem's users write most, with the words that
+# link it to its value ("ist", "est", "es", "é", "är", "to", "это", ...). Only a value
+# with a digit or a symbol (or quoted) counts: the descriptions of other languages are
+# not listed here, so "Mein Passwort ist zu kurz" passes. Words with a common other
+# meaning (Spanish "clave": key, Italian "parola": word) are left out, as "key" is.
+_FOREIGN_PASSWORD = re.compile(
+    r"(?<![^\W\d_])(?P<kw>passwort|kennwort|password|mot\s+de\s+passe|contrase[\u00f1n]a|senha"
+    r"|wachtwoord|l[\u00f6o]senord|has[\u0142l]o|\u043f\u0430\u0440\u043e\u043b\u044c|salasana"
+    r"|adgangskode|passord|heslo|jelsz[\u00f3o]|[\u015fs]ifre"
+    r"|\u5bc6\u7801|\u30d1\u30b9\u30ef\u30fc\u30c9|\ube44\ubc00\ubc88\ud638)"
+    r"(?:\s+(?:del|de|du|des|da|do|dla|f\u00fcr|fur|voor|f\u00f6r|for|della|per|di|van|til|till"
+    r"|\u0434\u043b\u044f|\u043e\u0442)(?:\s+[\w.@'-]+){1,3}?)?"
+    r"\s*(?:(?:ist|lautet|est|es|\u00e9|\u00e8|\u00e4r|er|on|jest|to|is|was|era|\u044d\u0442\u043e)"
+    r"(?![\w])\s*:?|[:=\u2014\u2013]|\s-\s)\s*"
+    r"(?P<value>\"[^\"\n]+\"|'[^'\n]+'|\S+)",
+    _I,
+)
+
+
+def _foreign_passwords(clues: Clues) -> Iterator[Span]:
+    text = clues.text
+    for m in _FOREIGN_PASSWORD.finditer(text):
+        value = m.group("value").rstrip(".,;!?)")
+        start = m.start("value")
+        quoted = value[:1] in "\"'" and len(value) > 2
+        # a hyphen alone makes a compound ("case-sensitive"), not a value
+        marked = any(not (c.isalpha() or c == "-") for c in value)
+        if quoted or (len(value) >= 4 and marked and not value.startswith("[")):
+            yield start, start + len(value)
+
+
+# "login maya / Hunter2!" is in _LOGIN_PAIR; these are the other ways a pair is written:
+# "The VPN login is j.alvarez / Kestrel#2291", "Login for the NAS: admin / Tr1dent-Blue",
+# "username mkowalski password Wiosna2024", "creds for staging are deploy:Qw7!zPm2".
+_PAIR_FORMS = (
+    re.compile(
+        r"(?<![A-Za-z])(?:login|log-in|sign-?in|username|user|account|creds|credentials)"
+        r"(?:[ \t]+(?:for|to|on|at|of)(?:[ \t]+[\w.@'-]+){1,3}?)?"
+        r"[ \t]*(?:(?:is|are|was)\b[ \t]*:?|:)[ \t]*[\w.@+-]+[ \t]*(?:/|\||:)[ \t]*(?P<value>\S+)",
+        _I,
+    ),
+    re.compile(
+        r"(?<![A-Za-z])(?:login|username|user|account)[ \t]*:?[ \t]*[\w.@+-]+,?[ \t]+(?:and[ \t]+)?"
+        rf"(?:{_PW}|pwd|pw|pass)(?!\w)[ \t]*[:=]?[ \t]*(?P<value>\S+)",
+        _I,
+    ),
+)
+
+
+def _pair_forms(clues: Clues) -> Iterator[Span]:
+    text = clues.text
+    for pattern in _PAIR_FORMS:
+        for m in pattern.finditer(text):
+            value = m.group("value").rstrip(".,;!?)")
+            if len(value) >= 4 and not value.isalpha():  # "login page / settings" is prose
+                yield m.start("value"), m.start("value") + len(value)
+
+
+def _prefixed_tokens(clues: Clues) -> Iterator[Span]:
+    for m in _PREFIXED_TOKEN.finditer(clues.text):
+        yield m.span()
 
 
 def _describes(word: str, parts: int) -> bool:
@@ -653,7 +810,33 @@ FINDERS: tuple[tuple[str, Needs, Finder], ...] = (
     (CREDENTIAL, Needs(marks=("-----BEGIN",)), _pem),
     (CREDENTIAL, ALWAYS, _detected),  # gated pattern by pattern: DETECTOR_NEEDS
     (CREDENTIAL, Needs(digits=1), _bare_tokens),  # looks_random wants a digit
-    (CREDENTIAL, Needs(words=("pass", "pw", "pin", "code")), _passwords),
+    (
+        CREDENTIAL,
+        Needs(
+            words=(
+                *("pass", "pw", "pin", "code", "p@", "pa$", "pa5", "p4", "puk", "combination"),
+                *("wifi", "wi-fi", "wlan", "wpa", "network"),  # "... key is"
+            )
+        ),
+        _passwords,
+    ),
+    (
+        CREDENTIAL,
+        Needs(words=("pass", "pw", "p@", "pa$", "pa5", "p4", "phrase", "mnemonic", "words")),
+        _passphrases,
+    ),
+    (
+        CREDENTIAL,
+        Needs(
+            words=(
+                *("pass", "kennw", "contrase", "senha", "wachtw", "losen", "haslo", "salasana"),
+                *("adgangskode", "heslo", "jelsz", "sifre"),
+            )
+        ),
+        _foreign_passwords,
+    ),
+    (CREDENTIAL, Needs(words=("log", "user", "account", "sign", "cred")), _pair_forms),
+    (CREDENTIAL, Needs(marks=_TOKEN_PREFIXES), _prefixed_tokens),
     (CREDENTIAL, Needs(words=("log", "user", "account")), _login_pairs),
     (
         CREDENTIAL,

@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
-from typing import Literal
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from hmem.errors import PolicyRefusal
 from hmem.extract import _patterns as p
+
+if TYPE_CHECKING:
+    from hmem.models import FactDraft
 
 __all__ = [
     "KINDS",
@@ -35,10 +39,14 @@ __all__ = [
     "PolicyDecision",
     "PolicyResult",
     "apply_policy",
+    "caller_strings",
     "classify",
     "decide",
     "redact",
     "require_allowed",
+    "require_allowed_draft",
+    "require_allowed_session",
+    "require_allowed_value",
     "split_sentences",
 ]
 
@@ -274,3 +282,71 @@ def require_allowed(text: str) -> None:
     decision = _users_words(text, norm, where, findings)
     if decision.refused:
         raise PolicyRefusal(decision.refused[0])
+
+
+def _kind(value: str) -> str | None:
+    """The kind a text is refused for, or None."""
+    try:
+        require_allowed(value)
+    except PolicyRefusal as exc:
+        return exc.kind
+    return None
+
+
+# Short stored strings repeat ("thing", "direct", the same names and speakers on every
+# write): their decisions are cached.
+_short_kind = lru_cache(maxsize=4096)(_kind)
+
+
+def require_allowed_value(value: str, field: str) -> None:
+    """Raise :class:`PolicyRefusal` if a short caller string stored beside a fact (an
+    entity name, a speaker, a source, an id, a session id, ...) would be refused as text.
+
+    Why the same rules as text: every stored string is exported, searched and logged
+    like a fact's text, so a token in an entity name is as stored as one in the text.
+    The refusal names the field, never the value.
+    """
+    kind = _short_kind(value) if len(value) <= 256 else _kind(value)
+    if kind is not None:
+        raise PolicyRefusal(kind, f"{field}: refused by the write policy: {kind}")
+
+
+def caller_strings(draft: FactDraft, where: str = "") -> Iterator[tuple[str, str]]:
+    """Every string of a draft that is stored besides its text, with the field's name.
+
+    Targets (supersedes, relates, conflicts) are not here: they name stored facts,
+    whose ids were checked when they were written, and are never stored as text.
+    """
+    for i, entity in enumerate(draft.entities):
+        yield f"{where}entities[{i}].name", entity.name
+        for j, alias in enumerate(entity.aliases):
+            yield f"{where}entities[{i}].aliases[{j}]", alias
+        yield f"{where}entities[{i}].type", entity.type
+    if draft.speaker is not None:
+        yield f"{where}speaker", draft.speaker
+    yield f"{where}source", draft.source
+    if draft.id is not None:
+        yield f"{where}id", draft.id
+
+
+def require_allowed_draft(draft: FactDraft, where: str = "") -> None:
+    """:func:`require_allowed_value` on every stored string of a draft but its text."""
+    for field, value in caller_strings(draft, where):
+        require_allowed_value(value, field)
+
+
+def require_allowed_session(
+    messages: Iterable[Any], session_id: str | None, idempotency_key: str | None
+) -> None:
+    """The caller strings of a session that are kept (the queue row, the episode): its
+    session id, its idempotency key and each message's ``name``."""
+    if session_id is not None:
+        require_allowed_value(session_id, "session_id")
+    if idempotency_key is not None:
+        require_allowed_value(idempotency_key, "idempotency_key")
+    if isinstance(messages, str):
+        return
+    for i, message in enumerate(messages):
+        name = message.get("name") if isinstance(message, dict) else getattr(message, "name", None)
+        if isinstance(name, str):
+            require_allowed_value(name, f"messages[{i}].name")

@@ -16,10 +16,11 @@ from typing import Any
 import numpy as np
 
 from hmem._text import adds_content, fact_hash
-from hmem.errors import HmemError
+from hmem.errors import HmemError, PolicyRefusal
 from hmem.extract.clients import EmbeddingClient, Usage
 from hmem.extract.dates import resolve_date
-from hmem.extract.extractor import Extraction, Extractor, Neighbour
+from hmem.extract.extractor import ExtractedFact, Extraction, Extractor, Neighbour
+from hmem.extract.policy import require_allowed, require_allowed_value
 from hmem.extract.profile import ProfileChat, rewrite_profile
 from hmem.extract.relations import Operation, decide
 from hmem.graph.store import EpisodeDraft, GraphStore
@@ -72,6 +73,24 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return float(x @ y) / norm if norm else 0.0
 
 
+def _refused(fact: ExtractedFact) -> str | None:
+    """The kind the write policy refuses an extracted fact for, or None.
+
+    Why again after the policy ran on the user's words: a model reads through what the
+    user obfuscated ("g~hp_...", "A K I A ...") and writes it out, and a fact, an entity
+    name or type it writes is stored as it is. The relations name only the open facts the
+    model was shown (checked in ``_plan``), so they carry no text of their own.
+    """
+    try:
+        require_allowed(fact.text)
+        for i, entity in enumerate(fact.entities):
+            require_allowed_value(entity.name, f"entities[{i}].name")
+            require_allowed_value(entity.type, f"entities[{i}].type")
+    except PolicyRefusal as exc:
+        return exc.kind
+    return None
+
+
 def _fact_id(job_id: str, index: int) -> str:
     """Deterministic per job: a re-run of the same job writes the same ids."""
     return uuid.uuid5(uuid.UUID(job_id), f"fact-{index}").hex
@@ -120,6 +139,11 @@ class Pipeline:
             extraction, usage = self.extractor.extract(job.source_text, neighbours, job.observed_at)
             result.model_seconds = time.perf_counter() - model_started
             self._count(result, usage)
+            # screened before it is kept: the queue row must not hold what was refused
+            kinds = [_refused(f) for f in extraction.facts]
+            result.refused += [k for k in kinds if k is not None]
+            kept = [f for f, k in zip(extraction.facts, kinds, strict=True) if k is None]
+            extraction = extraction.model_copy(update={"facts": kept})
             save_extraction(extraction.model_dump(mode="json"))
 
         drafts, merges = self._plan(job, extraction, neighbours, result)
@@ -165,6 +189,12 @@ class Pipeline:
             result.profile_updated = False
             return
         self._count(result, usage)
+        try:  # the model's own words: the same policy as a profile written by hand
+            require_allowed(profile.text)
+        except PolicyRefusal as exc:
+            result.refused.append(exc.kind)
+            result.profile_updated = False
+            return
         self.store.set_profile(job.user_id, profile.text, accepted_at=job.created_at)
         result.profile_updated = True
 
@@ -187,6 +217,10 @@ class Pipeline:
         drafts: list[FactDraft] = []
         merges: list[str] = []
         for index, fact in enumerate(extraction.facts):
+            kind = _refused(fact)
+            if kind is not None:  # an extraction kept before it was screened (a retry)
+                result.refused.append(kind)
+                continue
             supersedes: list[SupersedeTarget] = []
             relates: list[str] = []
             conflicts: list[str] = []

@@ -80,11 +80,13 @@ CALL (indexed, clashes) {
   RETURN collect(f.id) AS created
 }
 CALL () {
-  // new -[:SUPERSEDES]-> old
+  // new -[:SUPERSEDES]-> old: MERGE, so a pair never has two edges however often a
+  // write names it (FactDraft dedupes a draft's targets; this holds for any caller)
   UNWIND $links AS l
   MATCH (n:Fact {user_id: $user_id, id: l.new_id}) USING INDEX n:Fact(user_id, id)
   MATCH (o:Fact {user_id: $user_id, id: l.old_id}) USING INDEX o:Fact(user_id, id)
-  CREATE (n)-[:SUPERSEDES {reason: l.reason, at: l.at, relation: l.relation}]->(o)
+  MERGE (n)-[s:SUPERSEDES]->(o)
+    ON CREATE SET s.reason = l.reason, s.at = l.at, s.relation = l.relation
   RETURN count(*) AS linked
 }
 CALL () {
