@@ -29,6 +29,7 @@ from hmem.config import Config
 from hmem.graph.apikeys import KeyStore
 from hmem.graph.ops import memory_stats, readiness
 from hmem.memory import Memory, make_driver
+from hmem.telemetry import RouteTemplateSpans
 
 __all__ = ["create_app"]
 
@@ -222,6 +223,9 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
         description=DESCRIPTION,
         lifespan=lifespan,
         responses={413: problems.PROBLEM_RESPONSES[413]},
+        # FastAPI's own OpenTelemetry logs would record validation failures with their
+        # messages, which can quote a body's text; its spans stay (RouteTemplateSpans).
+        telemetry={"logs": False},
     )
     app.state.config = config
     app.state.metrics = metrics
@@ -234,6 +238,8 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
     )
     problems.install(app)
     app.add_middleware(ServiceMiddleware, metrics=metrics, max_body=config.api_max_body_bytes)
+    # an instrumentation wraps the whole app: this runs inside its server span
+    app.add_middleware(RouteTemplateSpans, user_ids=config.otel_user_id)
     app.include_router(router)
 
     make_spec = app.openapi
