@@ -120,24 +120,25 @@ class UserData(StoreBase):
         """Really delete one fact, its vector, the episodes only it came from (an
         episode a surviving fact needs stays, the fact's text cut out of it) and
         entities no other fact mentions. The audit keeps the id and the counts, not the
-        text. ``purge(text, episode_ids)``, called once the erasure committed, takes
-        the text from elsewhere (the job queue) and returns how many copies it dropped
-        (``jobs`` in the counts)."""
+        text. ``purge(text, episode_ids)`` takes the text from elsewhere (the job
+        queue) and returns how many copies it dropped (``jobs`` in the counts). It runs
+        inside the erasing transaction, before the commit: if it fails, nothing is
+        erased and the call can be made again (after a commit the fact, and so its
+        text, could no longer be found); run twice by a retried transaction, the second
+        run finds nothing left to drop."""
         user_id = check_user_id(user_id)
-        gone: dict[str, Any] = {}
 
         def work(tx: ManagedTransaction) -> dict[str, int]:
             self._get_tx(tx, user_id, fact_id)
             row = self._run(tx, "fact_erase", user_id=user_id, fact_id=fact_id)[0]
-            gone.update(text=row["text"], episode_ids=list(row["episode_ids"]))
             counts = {"facts": 1, "episodes": row["episodes"], "entities": row["entities"]}
             self._audit(tx, user_id, "erase_fact", [fact_id], counts)
+            if purge is not None:
+                counts["jobs"] = purge(row["text"], list(row["episode_ids"]))
             return counts
 
         erased: dict[str, int] = self._write(user_id, work)
         self._settle_fulltext()
-        if purge is not None:
-            erased["jobs"] = purge(gone["text"], gone["episode_ids"])
         return erased
 
     def erase_user(self, user_id: str) -> dict[str, int]:

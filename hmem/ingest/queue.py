@@ -26,6 +26,7 @@ anything is written, so a re-run never pays for a second model call.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -176,7 +177,10 @@ class JobQueue:
             f"UPDATE jobs SET {_DROP_TEXT} WHERE status = 'done' AND {_HOLDS_TEXT}"  # noqa: S608
         ).rowcount
         if changed:
-            db.execute("VACUUM")
+            # secure_delete zeroed the old cells already; VACUUM also rewrites the pages
+            # around them. Another process busy with the file: the next open does it.
+            with contextlib.suppress(sqlite3.OperationalError):
+                db.execute("VACUUM")
             _truncate_log(db)
 
     @contextmanager
@@ -393,18 +397,28 @@ class JobQueue:
         one not done yet (its ``done`` lost to a crash) is marked done without its text:
         its write is in the graph, nothing is left to run. Any other job of the user that
         still holds the text (queued, running or failed, in its words, episode, saved
-        extraction or failed model answer) is failed and emptied: run later, it would
-        write the erased fact again. Its other words go with it: a session is one unit,
-        and the user asked for this one's content to be forgotten (retry it empty, or
-        send the rest again)."""
+        extraction or failed model answer, compared casefolded; a model's paraphrase is
+        not found this way), or that is the same session sent again (same session id),
+        is failed and emptied: run later, it would write the erased fact again. Its
+        other words go with it: a session is one unit, and the user asked for this
+        one's content to be forgotten (retry it empty, or send the rest again)."""
         needle = text.casefold()
+        mine = set(episode_ids)
         with self._db(durable=True) as db:
+            marks = ",".join("?" * len(mine))
+            sessions = {
+                r["session_ref"]
+                for r in db.execute(
+                    f"SELECT session_ref FROM jobs WHERE id IN ({marks})",  # noqa: S608
+                    tuple(mine),
+                )
+                if r["session_ref"] is not None
+            }
             rows = db.execute(
-                f"SELECT id, status, source_text, episode_text, extraction, raw_output "  # noqa: S608
+                f"SELECT id, session_ref, source_text, episode_text, extraction, raw_output "  # noqa: S608
                 f"FROM jobs WHERE user_id = ? AND {_HOLDS_TEXT}",
                 (user_id,),
             ).fetchall()
-            mine = set(episode_ids)
             purged = 0
             for row in rows:
                 held = " ".join(
@@ -413,7 +427,7 @@ class JobQueue:
                 ).casefold()
                 if row["id"] in mine:
                     status, error = "done", None
-                elif needle and needle in held:
+                elif (needle and needle in held) or row["session_ref"] in sessions:
                     status = "failed"
                     error = "ErasedError: a fact this session held was erased; its text is gone"
                 else:

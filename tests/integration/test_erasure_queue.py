@@ -202,13 +202,19 @@ def test_fact_erase_purges_the_queue_and_keeps_the_surviving_facts_episode(
 
         facts = {f["text"]: f["id"] for f in api.get(f"/v1/users/{user}/facts").json()["items"]}
         gone, keep = facts[f"Erf secret hobby {GONE}"], facts[f"Erf keeps {KEEP}"]
-        assert _scan((GONE,), queue_path, logs, api, spans) == {GONE: ["queue"]}  # the waiting job
+        # and the same session sent again with other words (a client's resend)
+        r = _session(api, user, "Erf adds ZQXSAMESESS.", background=True, session_id=SESSION)
+        assert r.status_code == 202, r.text
+        assert _scan((GONE, "ZQXSAMESESS"), queue_path, logs, api, spans) == {
+            GONE: ["queue"],  # the waiting job
+            "ZQXSAMESESS": ["queue"],
+        }
         r = api.delete(f"/v1/users/{user}/facts/{gone}")
         assert r.status_code == 200, r.text
-        # the episode stays (the kept fact came from it); the waiting job gave up its text
-        assert r.json()["erased"] == {"facts": 1, "episodes": 0, "entities": 0, "jobs": 1}
+        # the episode stays (the kept fact came from it); the waiting jobs gave up their text
+        assert r.json()["erased"] == {"facts": 1, "episodes": 0, "entities": 0, "jobs": 2}
 
-        assert _scan((GONE,), queue_path, logs, api, spans) == {}
+        assert _scan((GONE, "ZQXSAMESESS"), queue_path, logs, api, spans) == {}
         assert api.get(f"/v1/users/{user}/jobs/{waiting}").json()["status"] == "failed"
         export = api.get(f"/v1/users/{user}/export").json()
         assert GONE not in str(export)
@@ -226,7 +232,7 @@ def test_fact_erase_purges_the_queue_and_keeps_the_surviving_facts_episode(
         assert _session(api, user, f"FACT<Erf also said {KEEP}>").status_code == 200
         r = _session(api, user, f"Later: Erf still says {KEEP}.", background=True)
         assert r.status_code == 202
-        assert api.delete(f"/v1/users/{user}").json()["erased"]["jobs"] == 4
+        assert api.delete(f"/v1/users/{user}").json()["erased"]["jobs"] == 5
         assert _scan((KEEP, GONE, SESSION, IDEMPOTENCY), queue_path, logs, api, spans) == {}
 
 
