@@ -8,7 +8,7 @@ session id) is dropped in the same statement that marks it ``done``; what stays 
 status, counts and ids. Idempotency keys are kept only as keyed hashes
 (``hmem.secret.keyed_ref``), and so is the session id once the text is gone. Bytes
 really leave the disk: ``secure_delete`` overwrites freed cells and pages, and the
-write-ahead log is checkpointed and truncated after every drop (``_scrubbed``).
+write-ahead log is checkpointed and truncated after every drop (``_truncate_log``).
 A fact's erasure reaches the queue too (``purge_fact``), and a user's (``purge_user``).
 
 Lifecycle of a job::
@@ -27,6 +27,7 @@ anything is written, so a re-run never pays for a second model call.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sqlite3
@@ -246,9 +247,14 @@ class JobQueue:
         """Accept a session durably. Returns (job, created); the same key (by default a
         digest of session, time and text) returns the job already accepted. Only a
         keyed hash of the key is stored. ``key_id``: the API key that accepted it."""
+        # The default digest is the one earlier files stored plain (upgraded to the same
+        # keyed hash when opened, so a resend still finds its job).
         key = self._ref(
             "idempotency",
-            idempotency_key or json.dumps([session_id, observed_at.isoformat(), episode_text]),
+            idempotency_key
+            or hashlib.sha256(
+                json.dumps([session_id, observed_at.isoformat(), episode_text]).encode()
+            ).hexdigest(),
         )
         now = _now_iso()
         job_id = uuid.uuid4().hex
