@@ -8,11 +8,11 @@ semantic conventions (``db.system.name=neo4j``, ``db.operation.name``,
 ``db.namespace``; ``gen_ai.operation.name=embeddings``, ``gen_ai.request.model``).
 The user id is hashed by default (``HMEM_OTEL_USER_ID=hash|plain|off``): an HMAC
 keyed with the server secret (``hmem.secret``), so no dictionary of likely ids reverses
-it. With ``hash`` or ``off``, the HTTP server spans of an instrumentation (the
-``opentelemetry-instrumentation-fastapi`` or ``-asgi`` middleware, or
-``opentelemetry-instrument``) get the route template in place of the raw path
-(``RouteTemplateSpans``): ``url.path`` ``/v1/users/{user_id}/facts/{fact_id}``, never a
-user or fact id, and no query string (``as_of`` and the like stay out too).
+it. With ``hash`` or ``off``, the HTTP server spans (FastAPI's own, made whenever a
+tracer provider is installed, or an instrumentation's) get the route template in place
+of the raw path (``RouteTemplateSpans``): ``url.path``
+``/v1/users/{user_id}/facts/{fact_id}``, never a user or fact id, and no query string
+(``as_of`` and the like stay out too).
 
 hmem only uses the OpenTelemetry API: spans go to whatever tracer provider the
 application installed. ``hmem serve`` installs the SDK's when enabled
