@@ -303,11 +303,12 @@ def facts(
 @main.command()
 @_tenanted
 @click.option("--user", "user_id", required=True)
+@click.option("--as-of", help="belief time: the chain as believed then (ISO-8601 with zone)")
 @click.argument("fact_id")
-def history(user_id: str, fact_id: str) -> None:
+def history(user_id: str, as_of: str | None, fact_id: str) -> None:
     """A fact with what it replaced and what replaced it."""
     with _memory(embed=False) as memory:
-        chain = memory.history(fact_id, user_id=user_id)
+        chain = memory.history(fact_id, user_id=user_id, as_of=_when(as_of))
     for step in chain.predecessors:
         click.echo(f"before  {_line(step.fact)}  ({step.link.reason} on {step.link.at:%Y-%m-%d})")
     click.echo(f"this    {_line(chain.fact)}")

@@ -239,12 +239,16 @@ class _Ops:
         )
 
     @staticmethod
-    def get(fact_id: str, user_id: str) -> _Op[Fact]:
-        return _Op("GET", _fact(user_id, fact_id), Fact.model_validate)
+    def get(fact_id: str, user_id: str, as_of: datetime | None) -> _Op[Fact]:
+        params = _drop_none({"as_of": _when(as_of)})
+        return _Op("GET", _fact(user_id, fact_id), Fact.model_validate, params=params)
 
     @staticmethod
-    def history(fact_id: str, user_id: str) -> _Op[FactHistory]:
-        return _Op("GET", f"{_fact(user_id, fact_id)}/history", FactHistory.model_validate)
+    def history(fact_id: str, user_id: str, as_of: datetime | None) -> _Op[FactHistory]:
+        params = _drop_none({"as_of": _when(as_of)})
+        return _Op(
+            "GET", f"{_fact(user_id, fact_id)}/history", FactHistory.model_validate, params=params
+        )
 
     @staticmethod
     def close(
@@ -470,11 +474,11 @@ class Client:
     ) -> list[Fact]:
         return self._call(_Ops.facts(user_id, as_of, as_of_event, include_closed, limit, offset))
 
-    def get(self, fact_id: str, *, user_id: str) -> Fact:
-        return self._call(_Ops.get(fact_id, user_id))
+    def get(self, fact_id: str, *, user_id: str, as_of: datetime | None = None) -> Fact:
+        return self._call(_Ops.get(fact_id, user_id, as_of))
 
-    def history(self, fact_id: str, *, user_id: str) -> FactHistory:
-        return self._call(_Ops.history(fact_id, user_id))
+    def history(self, fact_id: str, *, user_id: str, as_of: datetime | None = None) -> FactHistory:
+        return self._call(_Ops.history(fact_id, user_id, as_of))
 
     def close(
         self,
@@ -662,11 +666,13 @@ class AsyncClient:
             _Ops.facts(user_id, as_of, as_of_event, include_closed, limit, offset)
         )
 
-    async def get(self, fact_id: str, *, user_id: str) -> Fact:
-        return await self._call(_Ops.get(fact_id, user_id))
+    async def get(self, fact_id: str, *, user_id: str, as_of: datetime | None = None) -> Fact:
+        return await self._call(_Ops.get(fact_id, user_id, as_of))
 
-    async def history(self, fact_id: str, *, user_id: str) -> FactHistory:
-        return await self._call(_Ops.history(fact_id, user_id))
+    async def history(
+        self, fact_id: str, *, user_id: str, as_of: datetime | None = None
+    ) -> FactHistory:
+        return await self._call(_Ops.history(fact_id, user_id, as_of))
 
     async def close(
         self,

@@ -267,7 +267,15 @@ class Config(BaseSettings):
         "`hmem serve` then exports as the standard OTEL_* variables say",
     )
     otel_user_id: Literal["hash", "plain", "off"] = Field(
-        "hash", description="How spans carry the user id: hashed (sha-256 prefix), plain, off"
+        "hash",
+        description="How spans carry the user id: hashed (HMAC keyed with the server "
+        "secret), plain, off; with hash or off, HTTP spans name the route template, "
+        "never the raw path",
+    )
+    server_secret: SecretStr | None = Field(
+        None,
+        description="Key of the keyed hashes hmem keeps (queue idempotency keys and session "
+        "ids, span user ids); unset: a random one in `server.secret` beside the queue",
     )
     ner: Literal["auto", "known", "off"] = Field(
         "auto",

@@ -21,6 +21,7 @@ branch, so a worker or an HTTP layer decides with one ``isinstance``::
     ├── SchemaError                  the database schema disagrees with the config
     │   └── EmbeddingModelMismatchError  the store's vectors come from another model
     ├── PolicyRefusal                the write policy refused the input (names the kind)
+    ├── KeyRevokedError              the key that accepted a queued session was revoked
     ├── ModelError                   a model service answered with something unusable
     │   ├── ModelOutputError         malformed or schema-violating JSON after a retry
     │   └── ModelAuthError           401/403 from the model service: fix the key
@@ -47,6 +48,7 @@ __all__ = [
     "ErasureInProgressError",
     "HmemError",
     "InvalidVectorError",
+    "KeyRevokedError",
     "ModelAuthError",
     "ModelError",
     "ModelNotConfiguredError",
@@ -111,6 +113,11 @@ class InvalidVectorError(ValidationError):
 
 class NotFoundError(HmemError, LookupError):
     """No such object for this user (another user's object is reported the same way)."""
+
+
+class KeyRevokedError(HmemError):
+    """The API key that accepted a session was revoked (or lost its reach to the user)
+    before the session was written: nothing of it is written (HTTP 401)."""
 
 
 class ConflictError(HmemError):

@@ -33,6 +33,7 @@ from hmem.extract.policy import (
 )
 from hmem.extract.profile import Profile
 from hmem.graph import GraphStore
+from hmem.graph.apikeys import KeyStore
 from hmem.graph.embedding_model import check_model, pending, reembed
 from hmem.graph.search import FactSearch
 from hmem.graph.store import EpisodeDraft, session_episode_id
@@ -54,6 +55,7 @@ from hmem.models import (
 )
 from hmem.nlp import find_entities, pipeline, pipeline_name
 from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
+from hmem.secret import load_secret
 from hmem.telemetry import Telemetry
 
 __all__ = ["Memory", "make_driver", "resolve_password"]
@@ -129,10 +131,15 @@ class Memory:
         what ``config`` describes; pass your own to share a driver or pick models.
         ``telemetry`` (OpenTelemetry spans) defaults to ``HMEM_OTEL_*``: off."""
         self.config = config or Config()
+        configured = self.config.server_secret
+        secret = load_secret(
+            configured.get_secret_value() if configured else None, self.config.queue_path
+        )
         self.telemetry = telemetry or Telemetry(
             self.config.otel_enabled,
             user_ids=self.config.otel_user_id,
             database=self.config.neo4j_database,
+            secret=secret,
         )
         self._owns_embedder = embedder is None
         self.embedder = embedder if embedder is not None else make_embedder(self.config)
@@ -188,6 +195,7 @@ class Memory:
                 self.config.queue_path,
                 lease_s=self.config.job_lease_s,
                 max_attempts=self.config.job_max_attempts,
+                secret=secret,
             ),
             Pipeline(
                 store=self.store,
@@ -200,6 +208,9 @@ class Memory:
             max_session_chars=self.config.max_session_chars,
             telemetry=self.telemetry,
         )
+        self.ingest.key_check = KeyStore(
+            self._driver, database=self.config.neo4j_database
+        ).check_grant
 
     def check_embedding_model(self) -> None:
         """Record the embedder as the store's model, or refuse another one
@@ -525,7 +536,14 @@ class Memory:
         return self.store.restore(user_id, fact_id)
 
     def erase(self, fact_id: str, *, user_id: str) -> dict[str, int]:
-        return self.store.erase_fact(user_id, fact_id)
+        """Really delete one fact: from the graph (its vector, the episodes no other
+        fact needs, orphan entities) and every copy of its text in the job queue."""
+        queue = self.ingest.queue
+        return self.store.erase_fact(
+            user_id,
+            fact_id,
+            purge=lambda text, episodes: queue.purge_fact(user_id, text=text, episode_ids=episodes),
+        )
 
     def erase_user(self, user_id: str) -> dict[str, int]:
         """Erase everything of this user: the graph, and the queued sessions too.
@@ -624,11 +642,13 @@ class Memory:
         ]
 
     # -- reads ----------------------------------------------------------------------------
-    def get(self, fact_id: str, *, user_id: str) -> Fact:
-        return self.store.get(user_id, fact_id)
+    def get(self, fact_id: str, *, user_id: str, as_of: datetime | None = None) -> Fact:
+        """The fact; with ``as_of`` as it was believed then (nothing learned later)."""
+        return self.store.get(user_id, fact_id, as_of=as_of)
 
-    def history(self, fact_id: str, *, user_id: str) -> FactHistory:
-        return self.store.history(user_id, fact_id)
+    def history(self, fact_id: str, *, user_id: str, as_of: datetime | None = None) -> FactHistory:
+        """The supersession chain; with ``as_of`` as it was believed then."""
+        return self.store.history(user_id, fact_id, as_of=as_of)
 
     def facts(
         self,

@@ -317,7 +317,13 @@ class Fact(_Model):
         return self.known_to is None
 
     def current_at(self, now: datetime) -> bool:
-        return self.known_to is None and (self.valid_to is None or self.valid_to > now)
+        """Believed at ``now`` (known by then, not closed) and not ended by then: the
+        default view, the same as ``as_of=now`` for the belief clock."""
+        return (
+            self.known_to is None
+            and self.known_from <= now
+            and (self.valid_to is None or self.valid_to > now)
+        )
 
 
 class SupersessionLink(_Model):

@@ -6,7 +6,13 @@ finding and the embedding calls as children. Spans carry timings, ids and counts
 never text, keys or vectors — named and attributed after the OTel database and GenAI
 semantic conventions (``db.system.name=neo4j``, ``db.operation.name``,
 ``db.namespace``; ``gen_ai.operation.name=embeddings``, ``gen_ai.request.model``).
-The user id is hashed by default (``HMEM_OTEL_USER_ID=hash|plain|off``).
+The user id is hashed by default (``HMEM_OTEL_USER_ID=hash|plain|off``): an HMAC
+keyed with the server secret (``hmem.secret``), so no dictionary of likely ids reverses
+it. With ``hash`` or ``off``, the HTTP server spans (FastAPI's own, made whenever a
+tracer provider is installed, or an instrumentation's) get the route template in place
+of the raw path (``RouteTemplateSpans``): ``url.path``
+``/v1/users/{user_id}/facts/{fact_id}``, never a user or fact id, and no query string
+(``as_of`` and the like stay out too).
 
 hmem only uses the OpenTelemetry API: spans go to whatever tracer provider the
 application installed. ``hmem serve`` installs the SDK's when enabled
@@ -17,14 +23,15 @@ keeps it).
 
 from __future__ import annotations
 
-import hashlib
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
 from hmem.errors import ConfigError
+from hmem.secret import keyed_ref
 
-__all__ = ["Span", "Telemetry", "setup_tracing"]
+__all__ = ["RouteTemplateSpans", "Span", "Telemetry", "setup_tracing"]
 
 _NEEDS_OTEL = "HMEM_OTEL_ENABLED needs OpenTelemetry: pip install 'hmem[otel]'"
 
@@ -53,10 +60,14 @@ class Telemetry:
         user_ids: UserIdMode = "hash",
         database: str = "neo4j",
         tracer_provider: Any = None,
+        secret: bytes | None = None,
     ) -> None:
+        """``secret`` keys the user-id hash (default: random, so hashes of one process
+        match each other only; ``Memory`` passes the server secret)."""
         self.enabled = enabled
         self._user_ids = user_ids
         self._database = database
+        self._secret = secret if secret is not None else secrets.token_bytes(32)
         self._tracer: Any = None
         if enabled:
             try:
@@ -71,7 +82,7 @@ class Telemetry:
         if self._user_ids == "plain":
             return user_id
         if self._user_ids == "hash":
-            return hashlib.sha256(user_id.encode()).hexdigest()[:16]
+            return keyed_ref(self._secret, "otel-user", user_id)[:16]
         return None
 
     @contextmanager
@@ -107,6 +118,64 @@ class Telemetry:
             f"{operation} {model}", kind=SpanKind.CLIENT, attributes=attrs
         ) as span:
             yield Span(span)
+
+
+# What an HTTP server span may say about the request's target: the route template, never
+# the path the caller sent (user and fact ids) nor its query (as_of and the like). Both
+# the stable names and the older ones (http.target, http.url) an instrumentation may set.
+_TARGET_ATTRIBUTES = ("url.path", "http.target")
+_DROPPED_ATTRIBUTES = ("url.query", "url.full", "http.url")
+
+
+class RouteTemplateSpans:
+    """ASGI middleware: the current (server) span names the route, not the raw path.
+
+    An HTTP server span records ``url.path`` as sent (``/v1/users/maya/facts/f1``) when
+    the request starts: FastAPI's own telemetry (on whenever a tracer provider is
+    installed, as ``hmem serve`` does with ``HMEM_OTEL_ENABLED``) or an instrumentation
+    wrapping the app. As the response starts (routing done, the span still open: it
+    ends with the last body byte) this replaces the path attributes with the matched
+    route's template and blanks the query and full URL; again at the end for a span
+    that outlives the response. With no tracing, or ``otel_user_id=plain``, it does
+    nothing."""
+
+    def __init__(self, app: Any, *, user_ids: UserIdMode) -> None:
+        self.app = app
+        self.raw_paths = user_ids == "plain"
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or self.raw_paths:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_redacted(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                _redact_current_span(scope)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_redacted)
+        finally:
+            _redact_current_span(scope)
+
+
+def _redact_current_span(scope: Any) -> None:
+    try:
+        from opentelemetry import trace
+    except ImportError:  # no OpenTelemetry: no spans to redact
+        return
+    span = trace.get_current_span()
+    if not span.is_recording():
+        return
+    route = getattr(scope.get("route"), "path", None) or "unmatched"
+    for name in _TARGET_ATTRIBUTES:
+        span.set_attribute(name, route)
+    for name in _DROPPED_ATTRIBUTES:
+        span.set_attribute(name, "")
+    span.set_attribute("http.route", route)
+    method = scope.get("method")
+    if method:
+        span.update_name(f"{method} {route}")
 
 
 def setup_tracing(enabled: bool, exporter_name: str = "otlp") -> Any:

@@ -30,6 +30,7 @@ from hmem.config import Config
 from hmem.graph.apikeys import KeyStore
 from hmem.graph.ops import memory_stats, readiness
 from hmem.memory import Memory, make_driver
+from hmem.telemetry import RouteTemplateSpans
 
 __all__ = ["create_app"]
 
@@ -229,6 +230,9 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
         responses={413: problems.PROBLEM_RESPONSES[413]},
         docs_url=None,  # served by install_pages, from files hmem ships: no CDN
         redoc_url=None,
+        # FastAPI's own OpenTelemetry logs would record validation failures with their
+        # messages, which can quote a body's text; its spans stay (RouteTemplateSpans).
+        telemetry={"logs": False},
     )
     app.state.config = config
     app.state.metrics = metrics
@@ -241,6 +245,8 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
     )
     problems.install(app)
     app.add_middleware(ServiceMiddleware, metrics=metrics, max_body=config.api_max_body_bytes)
+    # an instrumentation wraps the whole app: this runs inside its server span
+    app.add_middleware(RouteTemplateSpans, user_ids=config.otel_user_id)
     app.include_router(router)
     install_pages(app, title="hmem")
 

@@ -28,6 +28,7 @@ __all__ = [
     "Principal",
     "external_user_id",
     "principal",
+    "queueing_principal",
     "stored_user_id",
 ]
 
@@ -65,8 +66,11 @@ class Authenticator:
     """Verifies keys against the store, trusting a verified key for ``ttl_s`` seconds
     (a revoked key stops working within that time). The cache is keyed by a hash of the
     presented key, never the key itself. While the store is unreachable, a key verified
-    less than ``outage_s`` ago is still trusted: background sessions keep being
-    accepted into the durable queue (every route that needs Neo4j answers 503 anyway)."""
+    less than ``outage_s`` ago is still trusted, but only by the queueing route
+    (``queueing=True``): background sessions keep being accepted into the durable queue,
+    and each job checks its key again before it writes (a key revoked before the outage
+    writes nothing). Every other route answers 503 (even ``/v1/me``, which needs no
+    other data: the cache cannot say whether a key was revoked meanwhile)."""
 
     def __init__(
         self,
@@ -83,7 +87,7 @@ class Authenticator:
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[float, ApiKey]] = {}
 
-    def verify(self, key: str | None) -> Principal:
+    def verify(self, key: str | None, *, queueing: bool = False) -> Principal:
         if not key:
             raise Unauthenticated("send an API key: Authorization: Bearer <key> or X-API-Key")
         ref = hashlib.sha256(key.encode()).hexdigest()
@@ -95,7 +99,7 @@ class Authenticator:
         try:
             found = self._keys.verify(key)
         except StoreUnavailableError:
-            if hit is not None and now - hit[0] <= self._outage:
+            if queueing and hit is not None and now - hit[0] <= self._outage:
                 return Principal(hit[1])
             raise
         if found is None:
@@ -120,6 +124,21 @@ def principal(
     key = bearer.credentials if bearer is not None else header
     auth: Authenticator = request.app.state.auth
     who = auth.verify(key)
+    request.state.tenant = who.tenant
+    request.state.key_id = who.key.key_id
+    return who
+
+
+def queueing_principal(
+    request: Request,
+    bearer: HTTPAuthorizationCredentials | None = Depends(_bearer),  # noqa: B008
+    header: str | None = Depends(_header),
+) -> Principal:
+    """FastAPI dependency of the route that only queues (``POST .../messages``): during
+    a Neo4j outage, a key verified less than ``api_key_outage_s`` ago still passes."""
+    key = bearer.credentials if bearer is not None else header
+    auth: Authenticator = request.app.state.auth
+    who = auth.verify(key, queueing=True)
     request.state.tenant = who.tenant
     request.state.key_id = who.key.key_id
     return who

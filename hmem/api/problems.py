@@ -82,6 +82,7 @@ PROBLEMS: tuple[tuple[type[Exception], ProblemSpec], ...] = (
     (errors.UserErasedError, ProblemSpec("user-erased", "The user was erased", 409)),
     (errors.ConflictError, ProblemSpec("conflict", "Conflicts with the stored state", 409)),
     (errors.SchemaError, ProblemSpec("schema", "Database schema not ready", 503)),
+    (errors.KeyRevokedError, ProblemSpec("unauthenticated", "Missing or invalid API key", 401)),
     (errors.ModelAuthError, ProblemSpec("model-auth", "Model service refused our key", 502)),
     (errors.ModelError, ProblemSpec("model-output", "Model service answered badly", 502)),
     (

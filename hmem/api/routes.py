@@ -14,7 +14,7 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import BaseModel
 
-from hmem.api.auth import USER_ID_PATTERN, Principal, principal
+from hmem.api.auth import USER_ID_PATTERN, Principal, principal, queueing_principal
 from hmem.api.metrics import Metrics
 from hmem.api.problems import NO_MODEL_RESPONSE, PROBLEM_RESPONSES
 from hmem.api.schemas import (
@@ -34,6 +34,7 @@ from hmem.api.schemas import (
     UtcDatetime,
 )
 from hmem.errors import NotFoundError, PolicyRefusal
+from hmem.ingest.ingestor import accepting_key
 from hmem.memory import Memory
 from hmem.models import Fact, FactHistory, SupersedeTarget, UserExport, WriteResult
 from hmem.recall.models import SearchResult
@@ -54,6 +55,9 @@ UserId = Annotated[
 ]
 FactIdPath = Annotated[str, Path(min_length=1, max_length=128, description="a fact id")]
 Caller = Annotated[Principal, Depends(principal)]
+# The one route a cached key may use while Neo4j is down: accepting a session into the
+# durable queue (its job checks the key again before it writes).
+QueueingCaller = Annotated[Principal, Depends(queueing_principal)]
 
 
 def _memory(request: Request) -> Memory:
@@ -206,9 +210,17 @@ def list_facts(
 
 
 @router.get("/users/{user_id}/facts/{fact_id}", tags=["read"], summary="One fact")
-def get_fact(user_id: UserId, fact_id: FactIdPath, who: Caller, request: Request) -> Fact:
+def get_fact(
+    user_id: UserId,
+    fact_id: FactIdPath,
+    who: Caller,
+    request: Request,
+    as_of: Annotated[
+        UtcDatetime | None, Query(description="belief time: the fact as believed then")
+    ] = None,
+) -> Fact:
     uid = who.scope(user_id)
-    fact = _read(request, "get", lambda: _memory(request).get(fact_id, user_id=uid))
+    fact = _read(request, "get", lambda: _memory(request).get(fact_id, user_id=uid, as_of=as_of))
     return _relabel(fact, user_id)
 
 
@@ -217,9 +229,19 @@ def get_fact(user_id: UserId, fact_id: FactIdPath, who: Caller, request: Request
     tags=["read"],
     summary="A fact with what it replaced and what replaced it",
 )
-def history(user_id: UserId, fact_id: FactIdPath, who: Caller, request: Request) -> FactHistory:
+def history(
+    user_id: UserId,
+    fact_id: FactIdPath,
+    who: Caller,
+    request: Request,
+    as_of: Annotated[
+        UtcDatetime | None, Query(description="belief time: the chain as believed then")
+    ] = None,
+) -> FactHistory:
     uid = who.scope(user_id)
-    chain = _read(request, "history", lambda: _memory(request).history(fact_id, user_id=uid))
+    chain = _read(
+        request, "history", lambda: _memory(request).history(fact_id, user_id=uid, as_of=as_of)
+    )
     return _relabel(chain, user_id)
 
 
@@ -312,17 +334,23 @@ def audit(
         **NO_MODEL_RESPONSE,
     },
 )
-def add(user_id: UserId, body: AddIn, who: Caller, request: Request, response: Response) -> AddOut:
+def add(
+    user_id: UserId, body: AddIn, who: QueueingCaller, request: Request, response: Response
+) -> AddOut:
     uid = who.scope(user_id)
     metrics = _metrics(request)
-    result = _memory(request).add(
-        [m.model_dump(exclude_none=True) for m in body.messages],
-        user_id=uid,
-        observed_at=body.observed_at,
-        session_id=body.session_id,
-        background=body.background,
-        idempotency_key=body.idempotency_key or request.headers.get("idempotency-key"),
-    )
+    accepted_by = accepting_key.set(who.key.key_id)  # the job records it (key_check)
+    try:
+        result = _memory(request).add(
+            [m.model_dump(exclude_none=True) for m in body.messages],
+            user_id=uid,
+            observed_at=body.observed_at,
+            session_id=body.session_id,
+            background=body.background,
+            idempotency_key=body.idempotency_key or request.headers.get("idempotency-key"),
+        )
+    finally:
+        accepting_key.reset(accepted_by)
     out = AddOut.model_validate(result.as_dict(), from_attributes=False)
     # the session's own dials are counted when its job completes (Metrics.count_session)
     metrics.write_requests.labels("add").inc()

@@ -342,7 +342,7 @@ class StoreBase:
         self._run(tx, "audit_record", user_id=user_id, **self._audit_row(op, fact_ids, detail))
 
     def _get_tx(self, tx: ManagedTransaction, user_id: str, fact_id: str) -> Fact:
-        rows = self._run(tx, "fact_get", user_id=user_id, fact_id=fact_id)
+        rows = self._run(tx, "fact_get", user_id=user_id, fact_id=fact_id, believed_at=None)
         if not rows:
             raise NotFoundError(f"no fact {fact_id!r} for this user")
         return to_fact(rows[0]["fact"], rows[0]["entities"])

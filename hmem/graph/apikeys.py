@@ -20,7 +20,7 @@ from typing import Any
 
 from neo4j import Driver
 
-from hmem.errors import NotFoundError, ValidationError
+from hmem.errors import KeyRevokedError, NotFoundError, ValidationError
 from hmem.graph import catalog
 from hmem.graph._records import native, translate_errors
 
@@ -169,6 +169,23 @@ class KeyStore:
         if row["revoked_at"] is not None:
             return None
         return ApiKey.from_row({k: v for k, v in row.items() if k not in ("salt", "digest")})
+
+    def check_grant(self, key_id: str, stored_user_id: str) -> None:
+        """A queued session's key, before its write: still there, not revoked, and
+        still reaching that user (``tenant:user``); else ``KeyRevokedError``."""
+        rows = self._run("admin_apikey_get", key_id=key_id)
+        tenant, _, user = stored_user_id.partition(":")
+        row = rows[0] if rows else None
+        if (
+            row is None
+            or row["revoked_at"] is not None
+            or row["tenant"] != tenant
+            or (row["user_ids"] is not None and user not in row["user_ids"])
+        ):
+            raise KeyRevokedError(
+                f"the API key {key_id} that accepted this session was revoked or no longer "
+                "reaches its user; nothing was written (unauthenticated)"
+            )
 
     def list(self, tenant: str | None = None) -> list[ApiKey]:
         return [ApiKey.from_row(r) for r in self._run("admin_apikey_list", tenant=tenant)]

@@ -262,11 +262,20 @@ class GraphStore(UserData, ImportData):
                     raise ConflictError(
                         f"fact {target.target_id!r} is already closed; restore it first"
                     )
+                if row["known_from"] < old["known_from"]:
+                    # Belief time only moves forward: a replacement learned before its
+                    # target was would make the target's belief window empty and show it,
+                    # as of the time between, as an older value it never was then.
+                    raise TemporalOrderError(
+                        f"a supersession learned at {row['known_from'].isoformat()} cannot "
+                        f"close a fact first known at {old['known_from'].isoformat()}: "
+                        "send a known_from (observed_at) at or after the target's"
+                    )
                 if target.reason is SupersedeReason.USER_EDIT:
                     valid_to = old["valid_from"]  # it was never true
                 else:
                     valid_to = max(old["valid_from"], row["valid_from"])
-                known_to = max(old["known_from"], row["known_from"])
+                known_to = row["known_from"]
                 links.append(
                     {
                         "new_id": row["id"],
@@ -459,18 +468,24 @@ class GraphStore(UserData, ImportData):
             return None
         return sorted(rows[0]["fact_ids"])
 
-    def get(self, user_id: str, fact_id: str) -> Fact:
+    def get(self, user_id: str, fact_id: str, *, as_of: datetime | None = None) -> Fact:
+        """The fact as stored, or with ``as_of`` as it was believed then (a close learned
+        later is not shown; ``NotFoundError`` if it was not known yet)."""
         user_id = check_user_id(user_id)
-        rows = self._read("fact_get", user_id=user_id, fact_id=fact_id)
+        require_aware(as_of, "as_of")
+        rows = self._read("fact_get", user_id=user_id, fact_id=fact_id, believed_at=as_of)
         if not rows:
             raise NotFoundError(f"no fact {fact_id!r} for this user")
         return to_fact(rows[0]["fact"], rows[0]["entities"])
 
-    def history(self, user_id: str, fact_id: str) -> FactHistory:
+    def history(self, user_id: str, fact_id: str, *, as_of: datetime | None = None) -> FactHistory:
         """The fact and its whole supersession chain: what it replaced (oldest first)
-        and what replaced it (newest last), each with the link's reason and time."""
+        and what replaced it (newest last), each with the link's reason and time.
+        ``as_of``: the chain as believed then (links and facts learned later left out,
+        closes learned later hidden)."""
         user_id = check_user_id(user_id)
-        rows = self._read("fact_history", user_id=user_id, fact_id=fact_id)
+        require_aware(as_of, "as_of")
+        rows = self._read("fact_history", user_id=user_id, fact_id=fact_id, believed_at=as_of)
         if not rows:
             raise NotFoundError(f"no fact {fact_id!r} for this user")
         facts = {r["fact"]["id"]: to_fact(r["fact"], r["entities"]) for r in rows}
@@ -530,13 +545,16 @@ class GraphStore(UserData, ImportData):
         if include_closed and (as_of or as_of_event):
             raise ValidationError("include_closed lists everything; drop as_of/as_of_event")
         mode = "all" if include_closed else "asof" if (as_of or as_of_event) else "current"
+        at = self._now(now)
         rows = self._read(
             "fact_list",
             user_id=user_id,
             mode=mode,
-            now=self._now(now),
+            now=at,
             as_of=as_of,
             as_of_event=as_of_event,
+            # each fact as believed at the view's belief time: as_of, or now
+            believed_at=None if mode == "all" else as_of or at,
             skip=offset,
             limit=limit,
         )

@@ -4,6 +4,7 @@ real erasure (right to be forgotten)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -85,6 +86,7 @@ class UserData(StoreBase):
                 now=self._clock(),
                 as_of=None,
                 as_of_event=None,
+                believed_at=None,
                 skip=0,
                 limit=1_000_000,
             )
@@ -108,9 +110,22 @@ class UserData(StoreBase):
             else ProfileRecord(text=profile[0], updated_at=profile[1]),
         )
 
-    def erase_fact(self, user_id: str, fact_id: str) -> dict[str, int]:
-        """Really delete one fact, its vector, the episodes it came from and entities no
-        other fact mentions. The audit keeps the id and the counts, not the text."""
+    def erase_fact(
+        self,
+        user_id: str,
+        fact_id: str,
+        *,
+        purge: Callable[[str, list[str]], int] | None = None,
+    ) -> dict[str, int]:
+        """Really delete one fact, its vector, the episodes only it came from (an
+        episode a surviving fact needs stays, the fact's text cut out of it) and
+        entities no other fact mentions. The audit keeps the id and the counts, not the
+        text. ``purge(text, episode_ids)`` takes the text from elsewhere (the job
+        queue) and returns how many copies it dropped (``jobs`` in the counts). It runs
+        inside the erasing transaction, before the commit: if it fails, nothing is
+        erased and the call can be made again (after a commit the fact, and so its
+        text, could no longer be found); run twice by a retried transaction, the second
+        run finds nothing left to drop."""
         user_id = check_user_id(user_id)
 
         def work(tx: ManagedTransaction) -> dict[str, int]:
@@ -118,6 +133,8 @@ class UserData(StoreBase):
             row = self._run(tx, "fact_erase", user_id=user_id, fact_id=fact_id)[0]
             counts = {"facts": 1, "episodes": row["episodes"], "entities": row["entities"]}
             self._audit(tx, user_id, "erase_fact", [fact_id], counts)
+            if purge is not None:
+                counts["jobs"] = purge(row["text"], list(row["episode_ids"]))
             return counts
 
         erased: dict[str, int] = self._write(user_id, work)

@@ -13,6 +13,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
@@ -34,9 +35,13 @@ from hmem.ingest.queue import Job, JobQueue
 from hmem.models import require_aware
 from hmem.telemetry import Telemetry
 
-__all__ = ["Ingestor", "MessagesIn"]
+__all__ = ["Ingestor", "MessagesIn", "accepting_key"]
 
 log = logging.getLogger("hmem.ingest")
+
+# The API key accepting the sessions submitted in this context (the HTTP route sets it):
+# the job records it, and the worker checks it again before writing (``key_check``).
+accepting_key: ContextVar[str | None] = ContextVar("hmem_accepting_key", default=None)
 
 MessagesIn = str | Sequence[Message | dict[str, Any]]
 
@@ -82,6 +87,9 @@ class Ingestor:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._listeners: list[Callable[[Job, AddResult], None]] = []
+        # (key_id, user_id) -> None or KeyRevokedError: a job accepted by an API key
+        # writes only while that key is valid (set by Memory, from the key store)
+        self.key_check: Callable[[str, str], None] | None = None
 
     def add_listener(self, listener: Callable[[Job, AddResult], None]) -> None:
         """Called after every session that completes, in whatever thread ran it (the
@@ -116,6 +124,7 @@ class Ingestor:
             ignored=policy.ignored_messages,
             session_id=session_id,
             idempotency_key=idempotency_key,
+            key_id=accepting_key.get(),
         )
 
     def add(
@@ -177,6 +186,10 @@ class Ingestor:
 
     def _run_job(self, job: Job, *, reraise: bool) -> AddResult | None:
         try:
+            if job.key_id is not None and self.key_check is not None:
+                # A key revoked after it queued this (even during an outage, when the
+                # API trusted its cached grant to accept it) writes nothing.
+                self.key_check(job.key_id, job.user_id)
             result = self.pipeline.process(
                 job, lambda extraction: self.queue.save_extraction(job.id, extraction)
             )

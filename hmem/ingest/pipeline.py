@@ -129,6 +129,9 @@ class Pipeline:
             result.embed_seconds += time.perf_counter() - embed_started
             result.embedding_calls += 1
         found = self.store.neighbours(job.user_id, query, self.neighbours_k)
+        # A fact learned after this session was said is nothing it can update (belief
+        # time only moves forward: the store refuses such a supersession).
+        found = [r for r in found if r["known_from"] <= job.observed_at]
         neighbours = [Neighbour(r["id"], r["text"], r["valid_from"], r["score"]) for r in found]
         vectors = {r["id"]: r["embedding"] for r in found if r["embedding"] is not None}
 

@@ -2,7 +2,14 @@
 
 Why SQLite and not Neo4j: a session must be accepted even while Neo4j restarts, and
 nothing accepted may be lost. The queue holds only what the write policy let through
-(the user's allowed words) and the redacted episode: no secret is ever at rest here.
+(the user's allowed words) and the redacted episode, and only while it is needed: a
+job's text (source, episode, the saved extraction, a failed model answer and the raw
+session id) is dropped in the same statement that marks it ``done``; what stays is its
+status, counts and ids. Idempotency keys are kept only as keyed hashes
+(``hmem.secret.keyed_ref``), and so is the session id once the text is gone. Bytes
+really leave the disk: ``secure_delete`` overwrites freed cells and pages, and the
+write-ahead log is checkpointed and truncated after every drop (``_truncate_log``).
+A fact's erasure reaches the queue too (``purge_fact``), and a user's (``purge_user``).
 
 Lifecycle of a job::
 
@@ -19,6 +26,7 @@ anything is written, so a re-run never pays for a second model call.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -34,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from hmem.errors import NotFoundError, QueueUnavailableError
+from hmem.secret import keyed_ref, load_secret
 
 __all__ = ["Job", "JobQueue"]
 
@@ -58,6 +67,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   raw_output TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
+  session_ref TEXT,
+  key_id TEXT,
   UNIQUE (user_id, idempotency_key)
 );
 CREATE INDEX IF NOT EXISTS jobs_pick ON jobs (status, observed_at);
@@ -97,6 +108,7 @@ class Job:
     error: str | None
     created_at: datetime
     updated_at: datetime
+    key_id: str | None = None  # the API key that accepted it (re-checked before writing)
 
     def public(self) -> dict[str, Any]:
         """What a caller may see of a job: status and ids, never the text."""
@@ -121,16 +133,56 @@ def _now_iso() -> str:
 class JobQueue:
     """Jobs in one SQLite file; safe across threads and processes on one host."""
 
-    def __init__(self, path: Path | str, *, lease_s: float = 300.0, max_attempts: int = 5) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        lease_s: float = 300.0,
+        max_attempts: int = 5,
+        secret: bytes | None = None,
+    ) -> None:
+        """``secret`` keys the hashes of idempotency keys and session ids (default: the
+        server secret beside the queue, ``hmem.secret.load_secret``)."""
         self.path = Path(path)
         self.lease_s = lease_s
         self.max_attempts = max_attempts
+        self._secret = secret if secret is not None else load_secret(None, self.path)
         self._local = threading.local()
         if str(self.path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._db() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
+            self._upgrade(db)
+
+    def _ref(self, purpose: str, value: str) -> str:
+        return "h1:" + keyed_ref(self._secret, purpose, value)
+
+    def _upgrade(self, db: sqlite3.Connection) -> None:
+        """A queue file of an earlier hmem: add the new columns, hash its plain keys and
+        session ids, and drop the text its finished jobs kept (then compact the file)."""
+        columns = {row["name"] for row in db.execute("PRAGMA table_info(jobs)")}
+        for column in ("session_ref", "key_id"):
+            if column not in columns:
+                db.execute(f"ALTER TABLE jobs ADD COLUMN {column} TEXT")  # names are ours
+        db.create_function("hmem_ref", 2, self._ref, deterministic=True)
+        changed = db.execute(
+            "UPDATE jobs SET idempotency_key = hmem_ref('idempotency', idempotency_key) "
+            "WHERE idempotency_key NOT LIKE 'h1:%'"
+        ).rowcount
+        changed += db.execute(
+            "UPDATE jobs SET session_ref = hmem_ref('session', session_id) "
+            "WHERE session_id IS NOT NULL AND session_ref IS NULL"
+        ).rowcount
+        changed += db.execute(
+            f"UPDATE jobs SET {_DROP_TEXT} WHERE status = 'done' AND {_HOLDS_TEXT}"  # noqa: S608
+        ).rowcount
+        if changed:
+            # secure_delete zeroed the old cells already; VACUUM also rewrites the pages
+            # around them. Another process busy with the file: the next open does it.
+            with contextlib.suppress(sqlite3.OperationalError):
+                db.execute("VACUUM")
+            _truncate_log(db)
 
     @contextmanager
     def _db(self, *, durable: bool = False) -> Iterator[sqlite3.Connection]:
@@ -190,26 +242,33 @@ class JobQueue:
         ignored: int,
         session_id: str | None = None,
         idempotency_key: str | None = None,
+        key_id: str | None = None,
     ) -> tuple[Job, bool]:
         """Accept a session durably. Returns (job, created); the same key (by default a
-        digest of session, time and text) returns the job already accepted."""
-        key = (
+        digest of session, time and text) returns the job already accepted. Only a
+        keyed hash of the key is stored. ``key_id``: the API key that accepted it."""
+        # The default digest is the one earlier files stored plain (upgraded to the same
+        # keyed hash when opened, so a resend still finds its job).
+        key = self._ref(
+            "idempotency",
             idempotency_key
             or hashlib.sha256(
                 json.dumps([session_id, observed_at.isoformat(), episode_text]).encode()
-            ).hexdigest()
+            ).hexdigest(),
         )
         now = _now_iso()
         job_id = uuid.uuid4().hex
         with self._db(durable=True) as db:
             cur = db.execute(
-                "INSERT OR IGNORE INTO jobs (id, user_id, session_id, idempotency_key, "
-                "observed_at, source_text, episode_text, refused, ignored, status, "
-                "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?, 'queued', ?, ?)",
+                "INSERT OR IGNORE INTO jobs (id, user_id, session_id, session_ref, key_id, "
+                "idempotency_key, observed_at, source_text, episode_text, refused, ignored, "
+                "status, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?, 'queued', ?, ?)",
                 (
                     job_id,
                     user_id,
                     session_id,
+                    None if session_id is None else self._ref("session", session_id),
+                    key_id,
                     key,
                     observed_at.astimezone(UTC).isoformat(),
                     source_text,
@@ -253,7 +312,16 @@ class JobQueue:
         self._update(job_id, extraction=json.dumps(extraction))
 
     def complete(self, job_id: str, result: dict[str, Any]) -> None:
-        self._update(job_id, status="done", result=json.dumps(result), error=None, lease_until=0)
+        """Done: the result (ids and counts) stays, the session's text goes, from the
+        file and its log. The graph holds what was written; a re-run (a lost ``done``)
+        finds its episode there and needs no text (``Pipeline.process``)."""
+        with self._db() as db:
+            db.execute(
+                f"UPDATE jobs SET status = 'done', result = ?, error = NULL, lease_until = 0, "  # noqa: S608
+                f"updated_at = ?, {_DROP_TEXT} WHERE id = ?",
+                (json.dumps(result), _now_iso(), job_id),
+            )
+            _truncate_log(db)
 
     def fail(self, job_id: str, error: str, *, raw_output: str | None = None) -> None:
         self._update(job_id, status="failed", error=error, raw_output=raw_output, lease_until=0)
@@ -327,19 +395,93 @@ class JobQueue:
             ).fetchone()
         return int(row["n"])
 
+    def purge_fact(self, user_id: str, *, text: str, episode_ids: list[str]) -> int:
+        """A fact was erased: no copy of its text may stay here. Returns how many jobs
+        gave up their text.
+
+        The jobs it came from (its episodes' ids are job ids) keep no text once done;
+        one not done yet (its ``done`` lost to a crash) is marked done without its text:
+        its write is in the graph, nothing is left to run. Any other job of the user that
+        still holds the text (queued, running or failed, in its words, episode, saved
+        extraction or failed model answer, compared casefolded; a model's paraphrase is
+        not found this way), or that is the same session sent again (same session id),
+        is failed and emptied: run later, it would write the erased fact again. Its
+        other words go with it: a session is one unit, and the user asked for this
+        one's content to be forgotten (retry it empty, or send the rest again)."""
+        needle = text.casefold()
+        mine = set(episode_ids)
+        with self._db(durable=True) as db:
+            marks = ",".join("?" * len(mine))
+            sessions = {
+                r["session_ref"]
+                for r in db.execute(
+                    f"SELECT session_ref FROM jobs WHERE id IN ({marks})",  # noqa: S608
+                    tuple(mine),
+                )
+                if r["session_ref"] is not None
+            }
+            rows = db.execute(
+                f"SELECT id, session_ref, source_text, episode_text, extraction, raw_output "  # noqa: S608
+                f"FROM jobs WHERE user_id = ? AND {_HOLDS_TEXT}",
+                (user_id,),
+            ).fetchall()
+            purged = 0
+            for row in rows:
+                held = " ".join(
+                    str(row[c] or "")
+                    for c in ("source_text", "episode_text", "extraction", "raw_output")
+                ).casefold()
+                if row["id"] in mine:
+                    status, error = "done", None
+                elif (needle and needle in held) or row["session_ref"] in sessions:
+                    status = "failed"
+                    error = "ErasedError: a fact this session held was erased; its text is gone"
+                else:
+                    continue
+                db.execute(
+                    f"UPDATE jobs SET status = ?, error = coalesce(?, error), lease_until = 0, "  # noqa: S608
+                    f"updated_at = ?, {_DROP_TEXT} WHERE id = ?",
+                    (status, error, _now_iso(), row["id"]),
+                )
+                purged += 1
+            if purged:
+                _truncate_log(db)
+        return purged
+
     def purge_user(self, user_id: str) -> int:
         """Real erasure reaches the queue too: the user's jobs and their text go, from
         the file (secure_delete) and from the write-ahead log (checkpointed, truncated)."""
         with self._db(durable=True) as db:
             cur = db.execute("DELETE FROM jobs WHERE user_id = ?", (user_id,))
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            _truncate_log(db)
         return cur.rowcount
 
     def discard(self, job_id: str) -> None:
         """Drop one job and its text (its user was erased after it was accepted)."""
         with self._db(durable=True) as db:
             db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            _truncate_log(db)
+
+
+# A job's text: what it is dropped by, and what still holding some looks like.
+_DROP_TEXT = (
+    "source_text = '', episode_text = '', extraction = NULL, raw_output = NULL, session_id = NULL"
+)
+_HOLDS_TEXT = (
+    "(source_text != '' OR episode_text != '' OR extraction IS NOT NULL "
+    "OR raw_output IS NOT NULL OR session_id IS NOT NULL)"
+)
+
+
+def _truncate_log(db: sqlite3.Connection) -> None:
+    """Copy the write-ahead log into the file and truncate it to zero bytes, so text
+    dropped from the file does not live on in older log frames. A reader of another
+    connection can hold the log for a moment (the busy timeout waits for it); one
+    that holds it longer leaves the log as it is until the next drop truncates it."""
+    for _ in range(3):
+        busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        if not busy:
+            return
 
 
 # SQLite's primary result codes for a disk or a lock, not a bug: BUSY, LOCKED, IOERR,
@@ -369,4 +511,5 @@ def _job(row: sqlite3.Row) -> Job:
         error=row["error"],
         created_at=datetime.fromisoformat(row["created_at"]),
         updated_at=datetime.fromisoformat(row["updated_at"]),
+        key_id=row["key_id"],
     )

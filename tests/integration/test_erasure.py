@@ -98,7 +98,8 @@ def test_erase_fact_takes_vector_episode_and_orphan_entities(memory: Memory, use
     )
     [fid] = result.added
     erased = memory.erase(fid, user_id=user_id)
-    assert erased == {"facts": 1, "episodes": 1, "entities": 1}  # Miso went, Maya stays
+    # Miso went, Maya stays
+    assert erased == {"facts": 1, "episodes": 1, "entities": 1, "jobs": 0}
     counts = memory.store.counts(user_id)
     assert counts["facts"] == 1
     assert counts["vectors"] == 0

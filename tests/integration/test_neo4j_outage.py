@@ -1,7 +1,9 @@
 """A Neo4j outage, for real: the test starts its own server, kills it (SIGKILL) under
 a running API and starts it again. Liveness never needs the database, requests that
 need it fail fast with 503 + Retry-After, background sessions of a key verified before
-the outage are still accepted, and everything recovers without a restart of the API.
+the outage are still accepted (only that route trusts the cached key), a session queued
+by a key revoked before the outage fails as unauthenticated and writes nothing, and
+everything recovers without a restart of the API.
 
 The bounds here are generous (a busy machine); the reliability benchmark
 (`hmem bench reliability`) measures the real figures."""
@@ -75,12 +77,21 @@ def test_neo4j_killed_and_restarted_under_the_api(
             keys = KeyStore(driver)
             keys.ensure_schema()
             key = keys.create("acme", name="outage").key
+            doomed = keys.create("acme", name="revoked before the outage")
         finally:
             driver.close()
         auth = {"Authorization": f"Bearer {key}"}
+        revoked = {"Authorization": f"Bearer {doomed.key}"}
         with live_server(settings) as api, httpx.Client(base_url=api.url, timeout=120) as http:
             assert http.get("/readyz").status_code == 200
             assert http.get("/v1/users/maya/facts", headers=auth).status_code == 200
+            # the doomed key is verified (so cached), then revoked before the outage
+            assert http.get("/v1/me", headers=revoked).status_code == 200
+            driver = make_driver(settings)
+            try:
+                KeyStore(driver).revoke(doomed.info.key_id)
+            finally:
+                driver.close()
 
             pid = server.pid()
             assert pid is not None
@@ -107,6 +118,21 @@ def test_neo4j_killed_and_restarted_under_the_api(
                 },
             )
             assert queued.status_code == 202, queued.text
+            # Only the queueing route trusts a cached key during the outage: /v1/me does
+            # not, and what the revoked key queued is checked again before it is written.
+            assert http.get("/v1/me", headers=auth).status_code == 503
+            assert http.get("/v1/me", headers=revoked).status_code == 503
+            sneaked = http.post(
+                "/v1/users/outage/messages",
+                headers=revoked,
+                json={
+                    "messages": [
+                        {"role": "user", "content": "Outage revoked key wrote ZQXREVOKED"}
+                    ],
+                    "background": True,
+                },
+            )
+            assert sneaked.status_code == 202, sneaked.text
 
             server.start(timeout=600)
             deadline = time.monotonic() + 600
@@ -119,5 +145,13 @@ def test_neo4j_killed_and_restarted_under_the_api(
                 time.sleep(0.5)
             facts = http.get("/v1/users/maya/facts", headers=auth).json()["items"]
             assert [f["text"] for f in facts] == ["Maya lives in Oslo."]
+            denied = f"/v1/users/outage/jobs/{sneaked.json()['job_id']}"
+            while (status := http.get(denied, headers=auth).json())["status"] != "failed":
+                assert status["status"] in ("queued", "running"), status
+                assert time.monotonic() < deadline, status
+                time.sleep(0.5)
+            assert "KeyRevokedError" in status["error"] and "unauthenticated" in status["error"]
+            assert http.get("/v1/users/outage/facts", headers=auth).json()["items"] == []
+            assert http.get("/v1/me", headers=revoked).status_code == 401
     finally:
         server.stop()

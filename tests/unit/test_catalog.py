@@ -40,7 +40,7 @@ def test_dollar_inside_string_literal_is_not_a_parameter() -> None:
 
 
 def test_bind_requires_exactly_the_declared_params() -> None:
-    stmt = catalog.statement("fact_get")
+    stmt = catalog.statement("fact_closing_links")
     with pytest.raises(CatalogError, match="missing params"):
         stmt.bind({"user_id": "u"})
     with pytest.raises(CatalogError, match="unexpected"):

@@ -1,4 +1,10 @@
-// params: user_id, fact_id
+// params: user_id, fact_id, believed_at
+// believed_at: null shows the fact as stored; a time shows it as it was believed then
+// (nothing if it was not known yet; a close learned later hidden: _as_believed.cypher).
 MATCH (f:Fact {user_id: $user_id, id: $fact_id}) USING INDEX f:Fact(user_id, id)
+WHERE $believed_at IS NULL OR f.known_from <= $believed_at
+WITH f, $believed_at IS NOT NULL AND f.known_to > $believed_at AS unseen
 OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity {user_id: $user_id})
-RETURN f {.id, .user_id, .text, .category, .importance, .hash, .valid_from, .valid_to, .known_from, .known_to, .ingested_at, .last_used_at, .corroborations, .source, .speaker, .close_reason} AS fact, collect(e.name) AS entities
+RETURN
+//include as_believed
+  AS fact, collect(e.name) AS entities

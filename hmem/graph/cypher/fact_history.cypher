@@ -1,14 +1,23 @@
-// params: user_id, fact_id
+// params: user_id, fact_id, believed_at
 // Every fact on the supersession chain through this one, and the edges among them.
+// believed_at (null: everything stored): the chain as it was believed then: facts not
+// known yet and links made later are left out (the walk follows only links known
+// then), and each fact is shown as believed then (_as_believed.cypher).
 MATCH (start:Fact {user_id: $user_id, id: $fact_id}) USING INDEX start:Fact(user_id, id)
+WHERE $believed_at IS NULL OR start.known_from <= $believed_at
 OPTIONAL MATCH (start)-[:SUPERSEDES*1..64]->(older:Fact {user_id: $user_id})
 OPTIONAL MATCH (newer:Fact {user_id: $user_id})-[:SUPERSEDES*1..64]->(start)
 WITH start, collect(DISTINCT older) + collect(DISTINCT newer) + [start] AS chain
 UNWIND chain AS f
+WITH f, chain
+WHERE $believed_at IS NULL OR f.known_from <= $believed_at
 OPTIONAL MATCH (f)-[r:SUPERSEDES]->(o:Fact {user_id: $user_id})
-WHERE o IN chain
+WHERE o IN chain AND ($believed_at IS NULL OR (r.at <= $believed_at AND o.known_from <= $believed_at))
 OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity {user_id: $user_id})
-WITH f, collect(DISTINCT e.name) AS entities,
+WITH f, $believed_at IS NOT NULL AND f.known_to > $believed_at AS unseen,
+     collect(DISTINCT e.name) AS entities,
      collect(DISTINCT CASE WHEN r IS NULL THEN null
              ELSE {old_id: o.id, reason: r.reason, at: r.at, relation: r.relation} END) AS links
-RETURN f {.id, .user_id, .text, .category, .importance, .hash, .valid_from, .valid_to, .known_from, .known_to, .ingested_at, .last_used_at, .corroborations, .source, .speaker, .close_reason} AS fact, entities, links
+RETURN
+//include as_believed
+  AS fact, entities, links

@@ -20,6 +20,6 @@ ORDER BY score DESC
 LIMIT $k
 //plain end
 // The vector comes back as its float32 bytes when stored so (one value to decode, not 384).
-RETURN f.id AS id, f.text AS text, f.valid_from AS valid_from, score,
+RETURN f.id AS id, f.text AS text, f.valid_from AS valid_from, f.known_from AS known_from, score,
        f.embedding_f32le AS packed,
        CASE WHEN f.embedding_f32le IS NULL THEN f.embedding END AS embedding

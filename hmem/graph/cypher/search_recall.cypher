@@ -112,17 +112,21 @@ CALL (cand, best_lexical, best_entity) {
           + $w_time * t + $w_speaker * sp AS score
   ORDER BY score DESC, f.id
   LIMIT $keep
+  // Each fact, and its links, as believed at $as_of when there is one: a close, a
+  // successor or a predecessor learned later is not shown (_as_believed.cypher's rule).
   WITH f,
        [(f)-[:MENTIONS]->(e:Entity {user_id: $user_id}) | e.name] AS entities,
-       [(f)-[r:SUPERSEDES]->(p:Fact {user_id: $user_id}) | {
-         fact: [p.id, p.user_id, p.text, p.category, p.importance, p.hash, p.corroborations, p.source, p.speaker, p.close_reason, toString(p.valid_from), toString(p.valid_to), toString(p.known_from), toString(p.known_to), toString(p.ingested_at), toString(p.last_used_at)],
+       [(f)-[r:SUPERSEDES]->(p:Fact {user_id: $user_id})
+        WHERE $as_of IS NULL OR (r.at <= $as_of AND p.known_from <= $as_of) | {
+         fact: [p.id, p.user_id, p.text, p.category, p.importance, p.hash, p.corroborations, p.source, p.speaker, CASE WHEN p.known_to > $as_of THEN null ELSE p.close_reason END, toString(p.valid_from), toString(CASE WHEN p.known_to > $as_of THEN p.valid_to_before_close ELSE p.valid_to END), toString(p.known_from), toString(CASE WHEN p.known_to > $as_of THEN null ELSE p.known_to END), toString(p.ingested_at), toString(p.last_used_at)],
          new_id: f.id, old_id: p.id, reason: r.reason, at: toString(r.at), relation: r.relation}] AS older,
-       [(s:Fact {user_id: $user_id})-[r:SUPERSEDES]->(f) | {
-         fact: [s.id, s.user_id, s.text, s.category, s.importance, s.hash, s.corroborations, s.source, s.speaker, s.close_reason, toString(s.valid_from), toString(s.valid_to), toString(s.known_from), toString(s.known_to), toString(s.ingested_at), toString(s.last_used_at)],
+       [(s:Fact {user_id: $user_id})-[r:SUPERSEDES]->(f)
+        WHERE $as_of IS NULL OR (r.at <= $as_of AND s.known_from <= $as_of) | {
+         fact: [s.id, s.user_id, s.text, s.category, s.importance, s.hash, s.corroborations, s.source, s.speaker, CASE WHEN s.known_to > $as_of THEN null ELSE s.close_reason END, toString(s.valid_from), toString(CASE WHEN s.known_to > $as_of THEN s.valid_to_before_close ELSE s.valid_to END), toString(s.known_from), toString(CASE WHEN s.known_to > $as_of THEN null ELSE s.known_to END), toString(s.ingested_at), toString(s.last_used_at)],
          new_id: s.id, old_id: f.id, reason: r.reason, at: toString(r.at), relation: r.relation}] AS newer,
        [(f)-[r:RELATES]-(o:Fact {user_id: $user_id}) | {id: o.id, relation: r.relation}] AS related
   RETURN collect({
-    fact: [f.id, f.user_id, f.text, f.category, f.importance, f.hash, f.corroborations, f.source, f.speaker, f.close_reason, toString(f.valid_from), toString(f.valid_to), toString(f.known_from), toString(f.known_to), toString(f.ingested_at), toString(f.last_used_at)],
+    fact: [f.id, f.user_id, f.text, f.category, f.importance, f.hash, f.corroborations, f.source, f.speaker, CASE WHEN f.known_to > $as_of THEN null ELSE f.close_reason END, toString(f.valid_from), toString(CASE WHEN f.known_to > $as_of THEN f.valid_to_before_close ELSE f.valid_to END), toString(f.known_from), toString(CASE WHEN f.known_to > $as_of THEN null ELSE f.known_to END), toString(f.ingested_at), toString(f.last_used_at)],
     entities: entities, older: older, newer: newer, related: related}) AS expanded
 }
 RETURN rows, expanded
