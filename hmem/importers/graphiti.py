@@ -41,7 +41,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hmem.errors import ConfigError, PolicyRefusal, TemporalOrderError
-from hmem.extract.policy import redact, require_allowed
+from hmem.extract.policy import redact, require_allowed, require_allowed_value
 from hmem.graph.imported import ImportedClosure, ImportedFact
 from hmem.importers.graphiti_source import (
     GraphitiGraph,
@@ -153,13 +153,24 @@ def _entity(node: Any) -> EntityRef:
 def _entities(nodes: Sequence[Any]) -> tuple[dict[str, EntityRef], list[EntityRef]]:
     """``{node uuid: entity}`` and the entities, one per canonical name: a typed node
     wins over ``thing`` whichever comes first."""
-    by_uuid = {node.uuid: _entity(node) for node in nodes}
+    refs = {node.uuid: _entity(node) for node in nodes}
+    # A name or type the write policy refuses is not stored: its facts lose that mention.
+    by_uuid = {u: r for u, r in refs.items() if _allowed(r.name) and _allowed(r.type)}
     by_name: dict[str, EntityRef] = {}
     for ref in by_uuid.values():
         known = by_name.get(ref.canonical)
         if known is None or (known.type == "thing" and ref.type != "thing"):
             by_name[ref.canonical] = ref
     return {u: by_name[r.canonical] for u, r in by_uuid.items()}, list(by_name.values())
+
+
+def _allowed(value: str) -> bool:
+    """The write policy's verdict on a caller string stored beside a fact."""
+    try:
+        require_allowed_value(value, "graphiti")
+    except PolicyRefusal:
+        return False
+    return True
 
 
 def _start(edge: Any, episode_times: dict[str, datetime]) -> tuple[datetime, str]:
@@ -211,6 +222,8 @@ def _problem(edge: Any, start: datetime, max_chars: int) -> str | None:
         require_allowed(text)
     except PolicyRefusal:
         return "refused"
+    if not _allowed(f"graphiti:{edge.name}"):  # the fact's source
+        return "refused"
     if not text:
         return "empty"
     if len(text) > max_chars:
@@ -228,7 +241,7 @@ def _episode(node: Any, user_id: str) -> Episode:
     return Episode(
         id=node.uuid,
         user_id=user_id,
-        session_id=(node.name or None) and node.name[:128],
+        session_id=node.name[:128] if node.name and _allowed(node.name) else None,
         observed_at=_utc(node.valid_at) or _utc(node.created_at),
         text=text,
         redactions=kinds,

@@ -10,7 +10,7 @@ import pytest
 
 from hmem import Config
 from hmem.errors import ConfigError
-from hmem.importers.graphiti import _entities, _start
+from hmem.importers.graphiti import _entities, _problem, _start
 from hmem.importers.graphiti_source import source_for
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
@@ -52,6 +52,18 @@ def test_a_typed_node_wins_over_thing_whichever_comes_first() -> None:
         by_uuid, entities = _entities(order)
         assert [(e.name, e.type) for e in entities] == [(typed.name.strip(), "organization")]
         assert by_uuid[plain.uuid] == by_uuid[typed.uuid]
+
+
+def test_secrets_in_entity_names_and_edge_names_are_not_imported() -> None:
+    """The write policy holds for everything an import stores beside the text: an entity
+    node named by a token is left out, an edge whose name holds one is refused."""
+    token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+    secret = EntityNode(name=f"token {token}", group_id="g", labels=["Entity"])
+    maya = EntityNode(name="Maya", group_id="g", labels=["Entity", "Person"])
+    by_uuid, entities = _entities([secret, maya])
+    assert [e.name for e in entities] == ["Maya"] and secret.uuid not in by_uuid
+    assert _problem(_edge(name=f"KEY {token}"), CREATED, 2000) == "refused"
+    assert _problem(_edge(), CREATED, 2000) is None
 
 
 def test_source_settings_refused_before_connecting() -> None:
