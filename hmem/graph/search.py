@@ -64,6 +64,13 @@ TOPK_PROCEDURE = "hmem.vector.topk"
 # hold is left out of the lexical score (its idf is small; a cut fetch would be ordered by
 # Lucene's statistics, which count every user's facts: _candidates.cypher).
 LEXICAL_TERM_MAX = 5_000
+# Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET): a fact's length
+# for the user's own BM25 counts its other words, as the analyzer does.
+LUCENE_STOP_WORDS = (
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with",
+)  # fmt: skip
 _FILTERED_RECHECK_S = 60.0
 TemporalMode = Literal["current", "history", "asof", "asof_history"]
 
@@ -400,6 +407,7 @@ class FactSearch:
             # phrase is matched on words, so "ann" also finds the facts of "ann-lee":
             # the exact user_id check drops them before anything is counted.
             "fetch_term": self.lexical_term_max + 1,
+            "stop_words": list(LUCENE_STOP_WORDS),
             "entities": list(entity_grams),
             "k_entity": k_entity,
             "entity_max_facts": self.entity_max_facts,

@@ -1,4 +1,4 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene_prefix, lucene_terms, lucene_names, k_lexical, fetch_term, entities, k_entity, entity_max_facts, entity_max_share, size_cap, w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker, window_from, window_to, seeds, keep
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene_prefix, lucene_terms, lucene_names, k_lexical, fetch_term, stop_words, entities, k_entity, entity_max_facts, entity_max_share, size_cap, w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker, window_from, window_to, seeds, keep
 // The whole read path's database side in ONE round trip: the candidates (the
 // fragment _candidates.cypher, as search_candidates.cypher returns them), the first-pass
 // hybrid score of hmem.recall.scoring (dense (2s - 1) clipped to 0..1, lexical and
