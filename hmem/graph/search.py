@@ -63,7 +63,7 @@ TOPK_PROCEDURE = "hmem.vector.topk"
 # The most facts one question term may find for a user: a term more of the user's facts
 # hold is left out of the lexical score (its idf is small; a cut fetch would be ordered by
 # Lucene's statistics, which count every user's facts: _candidates.cypher).
-LEXICAL_TERM_MAX = 5_000
+LEXICAL_TERM_MAX = 1_000
 # Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET): a fact's length
 # for the user's own BM25 counts its other words, as the analyzer does.
 LUCENE_STOP_WORDS = (

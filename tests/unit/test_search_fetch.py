@@ -43,7 +43,7 @@ def test_each_term_is_asked_for_all_its_facts_up_to_the_term_max() -> None:
             "user-1", None, "live OR paris", ["maya"], [], "current", NOW, None, None,  # type: ignore[arg-type]
             60, k_lexical, 60,
         )  # fmt: skip
-        assert params["fetch_term"] == 5_001
+        assert params["fetch_term"] == 1_001
         assert params["lucene_terms"] == ["live", "paris"]
         assert params["lucene_names"] == ["maya"]
     small = FactSearch(cast(Driver, object()), filtered_search=False, lexical_term_max=10)
