@@ -1,5 +1,5 @@
 """No score, part or order a user sees depends on another user's words, nor on erased
-ones (issue 32, D1 of docs/security-review.md): the lexical signal is BM25 with the
+ones (issue 32, D1 of its security review): the lexical signal is BM25 with the
 user's own statistics; Lucene only finds the facts (_candidates.cypher)."""
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def test_another_users_thousand_rare_words_written_and_erased_change_nothing(
 def test_review_repro_quokkaberry_lemurfruit_over_http(
     config: Config, driver: Driver, memory: Memory, tmp_path: Any
 ) -> None:
-    """docs/security-review.md, D1, as the review ran it: B's raw lexical values were
+    """Issue 32's security review, D1, as the review ran it: B's raw lexical values were
     {p1: 1.0, p2: 1.0}, then {p2: 1.0, p1: 0.311} once A stored 300 facts with
     "quokkaberry", and stayed so after A was erased."""
     served = config.model_copy(update={"queue_path": tmp_path / "queue.sqlite3"})
