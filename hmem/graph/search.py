@@ -60,8 +60,17 @@ __all__ = [
 DenseStrategy = Literal["auto", "exact", "index", "search", "none"]
 # hmem's optional Neo4j procedure for the exact scan (built by hmem.localdb.plugin).
 TOPK_PROCEDURE = "hmem.vector.topk"
-# Lucene hits asked at least, before the exact user_id check and the time filter.
-LEXICAL_FETCH = 300
+# The most facts one question term may find for a user: a term more of the user's facts
+# hold is left out of the lexical score (its idf is small; a cut fetch would be ordered by
+# Lucene's statistics, which count every user's facts: _candidates.cypher).
+LEXICAL_TERM_MAX = 1_000
+# Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET): a fact's length
+# for the user's own BM25 counts its other words, as the analyzer does.
+LUCENE_STOP_WORDS = (
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with",
+)  # fmt: skip
 _FILTERED_RECHECK_S = 60.0
 TemporalMode = Literal["current", "history", "asof", "asof_history"]
 
@@ -108,10 +117,11 @@ def _server_ms(summary: Any) -> float:
 
 def lucene_prefix(user_id: str) -> str:
     """The start of the fulltext query of one user's facts: the user's id as a phrase in
-    the ``user_id`` field of ``fact_text_user``, boosted 0 (only the text scores), AND
-    the question's terms over ``text`` (the statement appends them in parentheses). An
-    id with no letter or digit has no words in the index: then the text alone is asked
-    and the statement's exact user_id check does the filtering."""
+    the ``user_id`` field of ``fact_text_user``, boosted 0, AND one question term over
+    ``text`` (the statement appends it in parentheses). Lucene only finds the facts; the
+    statement scores them with the user's own statistics. An id with no letter or digit
+    has no words in the index: then the text alone is asked and the statement's exact
+    user_id check does the filtering."""
     if not any(ch.isalnum() for ch in user_id):  # no word for Lucene to match on
         return "text:"
     quoted = user_id.replace("\\", "\\\\").replace('"', '\\"')
@@ -187,6 +197,7 @@ class FactSearch:
         search_overfetch_asof: int = 10,
         entity_max_facts: int = 2_000,
         entity_max_share: float = 0.5,
+        lexical_term_max: int = LEXICAL_TERM_MAX,
     ) -> None:
         """``exact_max_facts``: users with at most this many vectors are scanned exactly
         (the measured crossover, see docs/retrieval.md); bigger users try the index with
@@ -202,7 +213,9 @@ class FactSearch:
         trip with the exact scan).
         ``entity_max_facts``, ``entity_max_share``: an entity mentioned by more facts
         than this, or by more than this share of the user's facts, brings no entity
-        candidates (see _candidates.cypher)."""
+        candidates (see _candidates.cypher).
+        ``lexical_term_max``: a question term found in more of the user's facts than this
+        scores nothing (each term's facts are fetched whole, for the user's own BM25)."""
         self._driver = driver
         self._database = database
         self.exact_max_facts = exact_max_facts
@@ -219,6 +232,7 @@ class FactSearch:
         self.search_overfetch_asof = search_overfetch_asof
         self.entity_max_facts = entity_max_facts
         self.entity_max_share = entity_max_share
+        self.lexical_term_max = lexical_term_max
 
     @property
     def native_topk(self) -> bool:
@@ -382,17 +396,18 @@ class FactSearch:
             "fetch_search": min(
                 max(k_dense * self._search_overfetch(mode), k_dense), self.index_max_fetch
             ),
-            # the Lucene query is put together on the server (_candidates.cypher): each
-            # name boosted by how few of the user's facts mention its entity
+            # one fulltext query per term (_candidates.cypher), each name weighted on the
+            # server by how few of the user's facts mention its entity
             "lucene_prefix": lucene_prefix(user_id),
-            "lucene": lucene,
+            "lucene_terms": lucene.split(" OR ") if lucene else [],
             "lucene_names": list(names),
             "k_lexical": k_lexical,
-            # Lucene's best for this user's id phrase, before the exact user_id check and
-            # the time filter keep $k_lexical. Not fewer: the phrase is matched on words,
-            # so "ann" also finds the facts of "ann-lee", which may outrank all of ann's
-            # (test_search.py); a big user lost ~3 ms to it (docs/scaling.md).
-            "fetch_lexical": max(LEXICAL_FETCH, 3 * k_lexical),
+            # All of a term's facts for this user's id phrase, whatever Lucene's order;
+            # one more tells a term found in more than lexical_term_max (left out). The
+            # phrase is matched on words, so "ann" also finds the facts of "ann-lee":
+            # the exact user_id check drops them before anything is counted.
+            "fetch_term": self.lexical_term_max + 1,
+            "stop_words": list(LUCENE_STOP_WORDS),
             "entities": list(entity_grams),
             "k_entity": k_entity,
             "entity_max_facts": self.entity_max_facts,
@@ -433,11 +448,12 @@ class FactSearch:
         a candidate that began in it gets the 'time' signal. A fact whose ``speaker`` is
         one of the question's names (its entity grams, or an entity it names by an
         alias) gets the 'speaker' signal.
-        ``lucene`` (the question's content words, ``hmem.recall.query.lucene_query``)
-        and its ``names`` (``lucene_names``) are asked of the fulltext index for this
-        user's facts (``lucene_prefix``); a name that is a word of an entity the user's
-        facts mention is boosted ``1 - share / entity_max_share``, and left out above
-        that share (_candidates.cypher). Two trips only
+        ``lucene`` (the question's content words OR-ed, ``hmem.recall.query.lucene_query``)
+        and its ``names`` (``lucene_names``) are asked of the fulltext index term by
+        term for this user's facts (``lucene_prefix``), which are scored by BM25 with
+        the user's own statistics; a name that is a word of an entity the user's facts
+        mention is weighted ``1 - share / entity_max_share``, and left out above that
+        share (_candidates.cypher). Two trips only
         when the index strategy finds fewer than ``k_dense`` of the user's facts (then
         the exact scan answers, as in ``candidates``)."""
         user_id = check_user_id(user_id)
@@ -524,7 +540,7 @@ class FactSearch:
                     **{
                         **base,
                         "dense": "exact",
-                        "lucene": None,
+                        "lucene_terms": [],
                         "lucene_names": [],
                         "entities": [],
                     },

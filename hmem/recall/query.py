@@ -153,6 +153,10 @@ def lexical_words(question: str) -> tuple[list[str], list[str]]:
         lower = word.casefold()
         if not 2 <= len(lower) <= MAX_TERM_CHARS or lower in STOPWORDS:
             continue
+        if not any(ch.isalpha() or ch.isdecimal() for ch in lower):
+            # "__" or "²²": Lucene's analyzer keeps no token of it, and a term clause
+            # with no token leaves only the user_id clause, which finds every fact
+            continue
         if lower in content or lower in names:
             continue
         (names if position > 0 and _titlecase(word) else content).append(lower)

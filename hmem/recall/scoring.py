@@ -1,7 +1,9 @@
 """Hybrid scoring: each signal normalised to 0–1, then a weighted sum.
 
 - dense: cosine similarity clipped to 0–1 (Neo4j reports (1 + cos) / 2; we undo that),
-- lexical: the Lucene score divided by the best lexical score of this search,
+- lexical: BM25 with the user's own statistics (Lucene only finds the facts; its global
+  idf would show other users' words: _candidates.cypher), divided by the best lexical
+  score of this search,
 - entity: matched entities the fact mentions, divided by the best such count; for the
   final score every expanded fact's count comes from its own entity names
   (``complete_entities``), not from the server's entity list, which is cut at

@@ -330,10 +330,10 @@ def test_lexical_asks_for_names_unless_most_facts_mention_them(emem: Memory, use
 
 
 def test_a_names_boost_is_always_a_query_lucene_reads_as_meant(emem: Memory, user_id: str) -> None:
-    """The boost is 1 - share / entity_max_share, written into the query text: with the
-    setting at 0 (Config allows it) it must not be 0 / 0 ("NaN", a Lucene syntax
-    error), and a share just under the setting must not print as 1.1E-4 (Lucene reads
-    no exponent: "^1.1E-4" boosted the name 1.1 and asked for "e" besides)."""
+    """The name's weight is 1 - share / entity_max_share: with the setting at 0 (Config
+    allows it) it must not be 0 / 0, and a share just under the setting weighs ~0 (once
+    written into Lucene's query text, "^1.1E-4" boosted the name 1.1 and asked for "e"
+    besides; the weight now multiplies the user's own idf on the server)."""
     from hmem.models import EntityRef, FactDraft
 
     maya = [EntityRef(name="Maya", type="person")]
@@ -366,10 +366,11 @@ def test_a_names_boost_is_always_a_query_lucene_reads_as_meant(emem: Memory, use
     ids=["plain", "quotes-and-backslash", "no-words"],
 )
 def test_lexical_is_lucene_over_the_users_own_facts(emem: Memory, small: str) -> None:
-    """Lucene ranks one user's facts (the user_id phrase in fact_text_user): an id whose
-    words all sit inside another user's id ("ann…" in "ann…-lee") gets its own matches
-    and none of the other's, though the other has more and better-matching facts than
-    the lexical budget (k_lexical = 5); quotes, backslashes and word-less ids stay inert."""
+    """Lucene finds one user's facts (the user_id phrase in fact_text_user), scored with
+    that user's statistics: an id whose words all sit inside another user's id ("ann…"
+    in "ann…-lee") gets its own matches and none of the other's, though the other has
+    more and better-matching facts than the lexical budget (k_lexical = 5); quotes,
+    backslashes and word-less ids stay inert."""
     from hmem.models import FactDraft
 
     run = uuid.uuid4().hex[:8]

@@ -52,6 +52,13 @@ def test_lucene_syntax_is_escaped() -> None:
     assert escape_lucene("AND") == "and"
 
 
+def test_words_lucene_keeps_no_token_of_are_not_asked() -> None:
+    """Lucene's analyzer keeps no token of "__" or "²²": the term's query would be the
+    user_id clause alone and find every one of the user's facts."""
+    assert lucene_query("__ ²² ³") is None
+    assert lucene_query("tea __ 2023 ²² é1") == "tea OR 2023 OR é1"
+
+
 def test_lucene_query_drops_stopwords_and_operators() -> None:
     assert lucene_query("Where does Maya live?") == "live"  # the name is entity's
     assert lucene_query("Maya") == "maya"

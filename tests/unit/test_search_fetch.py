@@ -34,11 +34,21 @@ def test_fetch_is_k_dense_times_the_overfetch_and_more_for_asof() -> None:
     assert _fetch(capped, "asof") == 100
 
 
-def test_lucene_is_asked_for_300_hits_or_three_per_lexical_candidate() -> None:
+def test_each_term_is_asked_for_all_its_facts_up_to_the_term_max() -> None:
+    """One fulltext query per term, asking one more than ``lexical_term_max``: a term
+    found that often is left out rather than cut in Lucene's (global) order."""
     search = FactSearch(cast(Driver, object()), filtered_search=False)
-    for k_lexical, fetch in ((30, 300), (100, 300), (200, 600)):
+    for k_lexical in (30, 200):
         params = search._params(
-            "user-1", None, None, [], [], "current", NOW, None, None,  # type: ignore[arg-type]
+            "user-1", None, "live OR paris", ["maya"], [], "current", NOW, None, None,  # type: ignore[arg-type]
             60, k_lexical, 60,
         )  # fmt: skip
-        assert params["fetch_lexical"] == fetch
+        assert params["fetch_term"] == 1_001
+        assert params["lucene_terms"] == ["live", "paris"]
+        assert params["lucene_names"] == ["maya"]
+    small = FactSearch(cast(Driver, object()), filtered_search=False, lexical_term_max=10)
+    params = small._params(
+        "user-1", None, None, [], [], "current", NOW, None, None,  # type: ignore[arg-type]
+        60, 30, 60,
+    )  # fmt: skip
+    assert (params["fetch_term"], params["lucene_terms"]) == (11, [])

@@ -6,22 +6,30 @@
 // $fetch_dense neighbours and keeps this user's: the 5.26 index cannot filter by user
 // inside the index, so the caller falls back to 'exact' when it returns fewer than
 // $k_dense. 'search' (Neo4j 2026.02+) filters by user inside the index. 'none' skips.
-// lexical: the fulltext index fact_text_user (text and user_id) is asked for this
-// user's facts only ($lucene_prefix requires the user_id phrase, boosted 0 so Lucene's
-// BM25 scores the text alone); user_id = $user_id is checked exactly after. The terms:
-// $lucene (the question's content words, OR-ed) and each of $lucene_names (its names),
-// boosted by how few of the user's facts the entity it is a word of mentions: 1 - share
-// / $entity_max_share, and left out above that share (a chat's speakers: every fact
-// says "Caroline", so the word only adds noise; "Paris" or a dog's name tells facts
-// apart). Lucene's own idf cannot tell: it counts the whole index, every user's facts.
-// The names alone, unboosted, when nothing else is left ("Who is Maya?").
+// lexical: BM25 with THIS user's statistics. The fulltext index fact_text_user (text and
+// user_id) only finds facts: one query per term ($lucene_prefix requires the user_id
+// phrase, then text:(term)), user_id = $user_id checked exactly; Lucene's scores are
+// never used, because its idf and length norms count every user's facts (and deleted
+// ones until a merge): another tenant's words moved a user's ranking, even after that
+// tenant was erased. The terms: $lucene_terms (the question's content words) and each
+// of $lucene_names (its names), weighted by how few of the user's facts the entity it is
+// a word of mentions: 1 - share / $entity_max_share, and left out above that share (a
+// chat's speakers: every fact says "Caroline", so the word only adds noise; "Paris" or a
+// dog's name tells facts apart). The names alone, unweighted, when nothing else is left
+// ("Who is Maya?"). A term's document frequency is the number of the user's facts it
+// finds, N the user's facts (counted up to $size_cap, never below that frequency); a
+// term whose fetch reaches $fetch_term (its idf would be small) is left out, so a cut
+// fetch, ordered by Lucene's global statistics, never chooses which facts score. A fact scores the sum of its terms'
+// weight x idf, times BM25's length part with tf 1 (k1 1.2, b 0.75; the length in words
+// but $stop_words, Lucene's English ones, as its analyzer counts, over the mean length
+// of the facts the terms found: short facts are stated, not said in passing).
 // entity: the facts that mention the question's entities, most matched first, then the
 // newest. An entity that more than $entity_max_share of the user's facts mention (the
 // two speakers of a chat: every turn names one) tells nothing apart and is left out:
 // its candidates were only the newest of its facts. So is one more than
 // $entity_max_facts facts mention: walking all its mentions is what a big user's
 // search paid most for (COUNT of one relationship type is the node's stored degree).
-// Scores are raw: cosine as (1 + cos) / 2, Lucene's, and the number of matched entities.
+// Scores are raw: cosine as (1 + cos) / 2, the user's BM25, and the number of matched entities.
 // 'named' (kept beside the rows): the user's entities the question names, by canonical
 // name or alias, found once (search_recall.cypher also matches turns' speakers by them).
 // The share's denominator: the user's facts counted up to $size_cap. 'size': the same
@@ -57,24 +65,18 @@ CALL (facts, named) {
          term: n,
          share: reduce(most = 0.0, s IN shares | CASE WHEN n IN s.words AND s.share > most THEN s.share ELSE most END)
        }] AS names
-  // The boost goes into the query text: three decimals (Lucene's boost takes no
-  // exponent, and 0.0002 prints as 2.0E-4), and 1 for a name no entity of the user has
-  // (not 0 / 0 when $entity_max_share is 0).
   WITH [n IN names WHERE n.share <= $entity_max_share |
-        n.term + '^' + toString(CASE WHEN n.share = 0.0 THEN 1.0
-                                     ELSE round(1.0 - n.share / $entity_max_share, 3) END)] AS names
-  WITH CASE WHEN $lucene IS NOT NULL THEN [$lucene] + names
-            WHEN names <> [] THEN names
-            ELSE $lucene_names END AS terms
-  RETURN CASE WHEN terms = [] THEN null
-              ELSE $lucene_prefix + '(' + reduce(q = head(terms), t IN tail(terms) | q + ' OR ' + t) + ')'
-         END AS lucene
+        {term: n.term, weight: CASE WHEN n.share = 0.0 THEN 1.0
+                                    ELSE 1.0 - n.share / $entity_max_share END}] AS names
+  RETURN CASE WHEN $lucene_terms <> [] THEN [t IN $lucene_terms | {term: t, weight: 1.0}] + names
+              WHEN names <> [] THEN names
+              ELSE [n IN $lucene_names | {term: n, weight: 1.0}] END AS terms
 }
 CALL () {
   OPTIONAL MATCH (u:User {user_id: $user_id})
   RETURN coalesce(u.vector_index = 'ready', false) AS indexed
 }
-CALL (facts, named, indexed, lucene) {
+CALL (facts, named, indexed, terms) {
   WITH 1 AS go WHERE $dense = 'exact'
   MATCH (f:Fact {user_id: $user_id})
   WHERE (f.embedding_f32le IS NOT NULL OR f.embedding IS NOT NULL)
@@ -123,12 +125,27 @@ CALL (facts, named, indexed, lucene) {
   RETURN f AS id, 'dense' AS source, score
   //cypher25 end
   UNION ALL
-  WITH lucene WHERE lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes('fact_text_user', lucene, {limit: $fetch_lexical}) YIELD node, score
-  WITH node AS f, score
-  WHERE f.user_id = $user_id
-    AND
-    //include in_view
+  WITH facts, terms WHERE terms <> []
+  UNWIND terms AS t
+  CALL (t) {
+    CALL db.index.fulltext.queryNodes('fact_text_user', $lucene_prefix + '(' + t.term + ')',
+                                      {limit: $fetch_term}) YIELD node
+    RETURN collect(node) AS found
+  }
+  WITH facts, t, found WHERE size(found) < $fetch_term
+  WITH facts, t, [f IN found WHERE f.user_id = $user_id] AS mine
+  WITH facts, t, mine, size(mine) AS df
+  WHERE df > 0
+  WITH mine, t.weight * log(1.0 + (CASE WHEN facts > df THEN facts ELSE df END - df + 0.5) / (df + 0.5)) AS idf
+  UNWIND mine AS f
+  WITH f, sum(idf) AS idf
+  WITH f, idf, toFloat(size([w IN split(toLower(f.text), ' ') WHERE w <> '' AND NOT w IN $stop_words])) AS dl
+  WITH collect([f, idf, dl]) AS found, avg(dl) AS mean
+  UNWIND found AS d
+  WITH d[0] AS f,
+       d[1] * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * CASE WHEN mean > 0.0 THEN d[2] / mean ELSE 1.0 END)) AS score
+  WHERE
+  //include in_view
   WITH f, score
   ORDER BY score DESC, f.id
   LIMIT $k_lexical

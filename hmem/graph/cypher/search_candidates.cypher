@@ -1,4 +1,4 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene_prefix, lucene, lucene_names, k_lexical, fetch_lexical, entities, k_entity, entity_max_facts, entity_max_share, size_cap
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene_prefix, lucene_terms, lucene_names, k_lexical, fetch_term, stop_words, entities, k_entity, entity_max_facts, entity_max_share, size_cap
 // The read path's candidate sources over ONE user's facts, in one round trip, as ids
 // (the fragment _candidates.cypher says what each source does; search_recall.cypher
 // ranks and expands the same candidates on the server).

@@ -1,4 +1,4 @@
-// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene_prefix, lucene, lucene_names, k_lexical, fetch_lexical, entities, k_entity, entity_max_facts, entity_max_share, size_cap, w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker, window_from, window_to, seeds, keep
+// params: user_id, mode, now, as_of, as_of_event, dense, vector, k_dense, fetch_dense, fetch_search, lucene_prefix, lucene_terms, lucene_names, k_lexical, fetch_term, stop_words, entities, k_entity, entity_max_facts, entity_max_share, size_cap, w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker, window_from, window_to, seeds, keep
 // The whole read path's database side in ONE round trip: the candidates (the
 // fragment _candidates.cypher, as search_candidates.cypher returns them), the first-pass
 // hybrid score of hmem.recall.scoring (dense (2s - 1) clipped to 0..1, lexical and
@@ -11,11 +11,10 @@
 // newer, related). Facts come as lists in hmem.graph.search's _FACT_FIELDS order: the
 // driver decodes every map key of every row in pure Python.
 // The caller recomputes the first pass in Python and keeps what it would have chosen.
-// lexical: Lucene's own BM25 over this user's facts only: the query (put together in the
-// fragment from $lucene_prefix, $lucene and $lucene_names) requires the user's id as a
-// phrase in the user_id field of fact_text_user, boosted 0 so only the text scores;
-// user_id = $user_id is then checked exactly (an id whose words are all inside another
-// id's, "ann" in "ann-lee", would otherwise match that user's).
+// lexical: BM25 over this user's facts with this user's statistics (the fragment):
+// Lucene only finds the facts (the user's id as a phrase in the user_id field of
+// fact_text_user, then user_id = $user_id checked exactly); its scores, whose idf and
+// length norms count every user's facts, are never used.
 // $vector is a plain list of floats (hmem.graph.catalog gives list parameters a short
 // repr: the driver formats every parameter for its DEBUG log even when that log is off,
 // which for 384 floats cost more than packing them). Every date-time comes back as
