@@ -32,6 +32,7 @@ __all__ = [
     "memory_block",
     "missing",
     "parse_when",
+    "tool_error",
 ]
 
 Backend: TypeAlias = Memory | Client | AsyncClient
@@ -193,4 +194,3 @@ class Port:
 def tool_error(exc: HmemError) -> str:
     """What a tool tells the model when hmem refuses (never the stored text)."""
     return f"{type(exc).__name__}: {exc}"
-
