@@ -52,6 +52,7 @@ try:
         Result,
         SearchItem,
         SearchOp,
+        validate_op_namespace,
     )
 
     # InMemoryStore's own filter and namespace matching, so both stores agree
@@ -135,6 +136,20 @@ def _decode(fact: Fact) -> tuple[tuple[str, ...], str, dict[str, Any]] | None:
     return tuple(namespace), key, value
 
 
+_MISSING = object()
+
+
+def _matches(value: dict[str, Any], key: str, wanted: Any) -> bool:
+    """A filter key on a value, a dotted key reaching into nested dicts (as the SQL
+    stores do); a value without the key does not match (InMemoryStore would raise)."""
+    found: Any = value.get(key, _MISSING)
+    if found is _MISSING and "." in key:
+        found = value
+        for part in key.split("."):
+            found = found.get(part, _MISSING) if isinstance(found, dict) else _MISSING
+    return found is not _MISSING and _compare_values(found, wanted)
+
+
 def _item(fact: Fact, created: datetime, score: float | None = None) -> HmemSearchItem | None:
     decoded = _decode(fact)
     if decoded is None:
@@ -199,6 +214,9 @@ class HmemStore(BaseStore):
         return _run(self.abatch(ops))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        ops = list(ops)
+        for op in ops:  # the whole batch is refused before anything is written
+            validate_op_namespace(op)
         results: list[Result] = []
         for op in ops:
             if isinstance(op, GetOp):
@@ -293,8 +311,7 @@ class HmemStore(BaseStore):
             item = _item(fact, fact.known_from, score)
             if item is None or item.namespace[: len(prefix)] != prefix:
                 continue
-            # a value without the filtered key does not match (InMemoryStore raises)
-            if all(k in item.value and _compare_values(item.value[k], v) for k, v in rest.items()):
+            if all(_matches(item.value, k, v) for k, v in rest.items()):
                 items.append(item)
         return items[op.offset : wanted]
 
