@@ -84,6 +84,6 @@ def build() -> Any:
 if __name__ == "__main__":
     app = build()
     config = {"configurable": {"langgraph_user_id": f"example-{uuid.uuid4().hex[:8]}"}}
-    for said in ("I moved from London to Paris last month.", "Where did I live before?"):
+    for said in ("I moved from London to Paris last month.", "Where did I live before Paris?"):
         out = app.invoke({"messages": [HumanMessage(said)]}, config)
         print(f"user:  {said}\nagent: {out['messages'][-1].content}")

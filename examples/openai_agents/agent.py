@@ -56,7 +56,7 @@ async def main() -> None:
                   tools=hmem_tools(memory))  # fmt: skip
     config = RunConfig(call_model_input_filter=hmem_input_filter(memory))
     context = {"user_id": f"example-{uuid.uuid4().hex[:8]}"}  # the app's user, not the model's
-    for said in ("I moved from London to Paris last month.", "Where did I live before?"):
+    for said in ("I moved from London to Paris last month.", "Where did I live before Paris?"):
         result = await Runner.run(agent, said, context=context, run_config=config)
         print(f"user:  {said}\nagent: {result.final_output}")
 

@@ -55,7 +55,7 @@ def model() -> Any:
 async def main() -> None:
     agent = Agent(model(), deps_type=Deps, capabilities=[HmemMemory(backend())])
     deps = Deps(user_id=f"example-{uuid.uuid4().hex[:8]}")
-    for said in ("I moved from London to Paris last month.", "Where did I live before?"):
+    for said in ("I moved from London to Paris last month.", "Where did I live before Paris?"):
         result = await agent.run(said, deps=deps)
         print(f"user:  {said}\nagent: {result.output}")
 
