@@ -240,7 +240,14 @@ def keys_revoke(key_id: str) -> None:
 )
 def mcp(user_id: str, tenant: str | None, api_url: str | None) -> None:
     """An MCP server on stdio (remember / recall / history / forget) for agent hosts."""
-    from hmem.mcp_server import build_server
+    try:
+        from hmem.mcp_server import build_server
+    except ImportError as exc:  # mcp is the [mcp] extra; CrewAI's env pins mcp<2
+        raise click.ClickException(
+            f"hmem mcp needs the MCP SDK 2.x ({exc}): pip install 'hmem[mcp]'; where another "
+            "package pins mcp<2 (CrewAI), run it from its own environment: "
+            "pipx install 'hmem[mcp]'"
+        ) from None
 
     if tenant is not None:
         if api_url:

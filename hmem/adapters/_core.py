@@ -1,0 +1,196 @@
+"""What every framework adapter shares: the backend port, the user check, the texts.
+
+``Port`` wraps an embedded ``Memory``, a ``Client`` or an ``AsyncClient`` behind one
+async surface (a sync backend runs in a worker thread, as ``Memory.asearch`` does) and
+one sync surface (refused for an ``AsyncClient``, which only an event loop can drive).
+The tool bodies (``recall``, ``remember``, ``forget``, ``history``) return the texts
+the MCP server returns, so a model reads the same lines through every framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, TypeAlias, TypeVar
+
+import pydantic
+
+from hmem.client import AsyncClient, Client
+from hmem.errors import HmemError, ValidationError
+from hmem.graph.apikeys import check_user_name
+from hmem.memory import Memory
+from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult
+from hmem.recall.models import SearchResult
+
+__all__ = [
+    "Backend",
+    "Port",
+    "check_user",
+    "format_fact",
+    "memory_block",
+    "missing",
+    "parse_when",
+    "tool_error",
+]
+
+Backend: TypeAlias = Memory | Client | AsyncClient
+T = TypeVar("T")
+
+MEMORY_HEADER = "What hmem remembers about the user (dated; [replaced] = no longer true):"
+NOTHING = "Nothing is remembered about that yet."
+
+
+def missing(framework: str, extra: str) -> ImportError:
+    """The error an adapter module raises when its framework is not installed."""
+    return ImportError(
+        f"this hmem adapter needs {framework}: pip install 'hmem[{extra}]' "
+        f"(the {extra} extra pins the versions it is tested with)"
+    )
+
+
+def check_user(user_id: object) -> str:
+    """A user id taken from the framework's identity, checked as the API checks it."""
+    if not isinstance(user_id, str):
+        raise ValidationError(f"the user id must be a string, not {type(user_id).__name__}")
+    return check_user_name(user_id)
+
+
+_WHEN: pydantic.TypeAdapter[datetime] = pydantic.TypeAdapter(pydantic.AwareDatetime)
+
+
+def parse_when(name: str, value: str | datetime | None) -> datetime | None:
+    """An ISO 8601 date-time with a zone (or an aware datetime); anything else is a
+    ``ValidationError`` naming the argument."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        return _WHEN.validate_python(value.strip() if isinstance(value, str) else value)
+    except pydantic.ValidationError as exc:
+        raise ValidationError(
+            f"{name}={value!r} is not an ISO 8601 date-time with a time zone, "
+            f"e.g. 2026-03-01T00:00:00Z ({exc.errors()[0]['msg']})"
+        ) from None
+
+
+def _day(value: datetime | None) -> str:
+    return f"{value:%Y-%m-%d}" if value else "…"
+
+
+def format_fact(fact: Fact) -> str:
+    """One line a model can read and cite: id, text, world window (as the MCP server)."""
+    until = f" until {_day(fact.valid_to)}" if fact.valid_to else ""
+    replaced = "" if fact.known_to is None else " [replaced]"
+    return f"[{fact.id}] {fact.text} (true since {_day(fact.valid_from)}{until}){replaced}"
+
+
+def memory_block(result: SearchResult) -> str:
+    """Recalled memory for a model's input: the search's dated context block."""
+    if not result.hits:
+        return f"{MEMORY_HEADER}\n{NOTHING}"
+    return f"{MEMORY_HEADER}\n{result.context}"
+
+
+class Port:
+    """One backend behind async and sync calls with ``Memory``'s names."""
+
+    def __init__(self, backend: Backend) -> None:
+        if not isinstance(backend, Memory | Client | AsyncClient):
+            raise TypeError(
+                "an hmem adapter needs a hmem.Memory, hmem.Client or hmem.AsyncClient, "
+                f"not {type(backend).__name__}"
+            )
+        self.backend = backend
+
+    @property
+    def is_async(self) -> bool:
+        return isinstance(self.backend, AsyncClient)
+
+    async def acall(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        method = getattr(self.backend, name)
+        if self.is_async:
+            return await method(*args, **kwargs)
+        return await asyncio.to_thread(functools.partial(method, *args, **kwargs))
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        if self.is_async:
+            raise TypeError(
+                "an hmem.AsyncClient serves only the async calls (ainvoke, abatch, ...); "
+                "pass a hmem.Client or hmem.Memory for sync use"
+            )
+        return getattr(self.backend, name)(*args, **kwargs)
+
+    # -- the tool bodies, shared by every framework's tools ------------------------------
+    async def recall(
+        self,
+        user_id: str,
+        query: str = "",
+        *,
+        as_of: str | datetime | None = None,
+        as_of_event: str | datetime | None = None,
+        limit: int = 50,
+    ) -> str:
+        when = {
+            "as_of": parse_when("as_of", as_of),
+            "as_of_event": parse_when("as_of_event", as_of_event),
+        }
+        if not query.strip():
+            facts: list[Fact] = await self.acall("facts", user_id=user_id, limit=limit, **when)
+            lines = [format_fact(f) for f in facts]
+        else:
+            found: SearchResult = await self.acall("search", query, user_id=user_id, **when)
+            lines = [format_fact(h.fact) for h in found.hits]
+        return "\n".join(lines) if lines else NOTHING
+
+    async def context(self, user_id: str, query: str, *, k: int = 10) -> str:
+        """The memory block for a prompt (a user-role item / instructions)."""
+        found: SearchResult = await self.acall("search", query, user_id=user_id, k=k)
+        return memory_block(found)
+
+    async def remember(
+        self,
+        user_id: str,
+        text: str,
+        *,
+        supersedes: Sequence[str] = (),
+        valid_from: str | datetime | None = None,
+        valid_to: str | datetime | None = None,
+        source: str,
+    ) -> str:
+        result: WriteResult = await self.acall(
+            "remember",
+            text,
+            user_id=user_id,
+            supersedes=list(supersedes),
+            valid_from=parse_when("valid_from", valid_from),
+            valid_to=parse_when("valid_to", valid_to),
+            source=source,
+        )
+        if not result.added:
+            return "Already known; nothing new was stored."
+        replaced = f"; it replaces {', '.join(result.superseded)}" if result.superseded else ""
+        return f"Remembered as {result.added[0]}{replaced}."
+
+    async def forget(self, user_id: str, fact_id: str, *, never_true: bool = False) -> str:
+        reason = SupersedeReason.USER_EDIT if never_true else SupersedeReason.RETRACTION
+        fact: Fact = await self.acall("close", fact_id, user_id=user_id, reason=reason)
+        return f"Forgotten: {fact.id} is closed ({reason.value}); it can be restored."
+
+    async def history(self, user_id: str, fact_id: str) -> str:
+        chain: FactHistory = await self.acall("history", fact_id, user_id=user_id)
+        lines = [
+            f"before: {format_fact(s.fact)} — {s.link.reason} on {_day(s.link.at)}"
+            for s in chain.predecessors
+        ]
+        lines.append(f"this:   {format_fact(chain.fact)}")
+        lines += [
+            f"after:  {format_fact(s.fact)} — {s.link.reason} on {_day(s.link.at)}"
+            for s in chain.successors
+        ]
+        return "\n".join(lines)
+
+
+def tool_error(exc: HmemError) -> str:
+    """What a tool tells the model when hmem refuses (never the stored text)."""
+    return f"{type(exc).__name__}: {exc}"

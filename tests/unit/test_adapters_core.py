@@ -1,0 +1,53 @@
+"""The framework-free part of the adapters (hmem/adapters/_core.py), in the main venv,
+which has no agent framework: each adapter module then names the extra to install."""
+
+from __future__ import annotations
+
+import importlib
+from datetime import UTC, datetime
+
+import pytest
+
+from hmem import AsyncClient, Client
+from hmem.adapters._core import Port, check_user, parse_when
+from hmem.errors import ValidationError
+
+
+@pytest.mark.parametrize(
+    ("module", "extra"),
+    [
+        ("langgraph", "langgraph"),
+        ("pydantic_ai", "pydantic-ai"),
+        ("openai_agents", "openai-agents"),
+    ],
+)
+def test_an_adapter_without_its_framework_names_the_extra(module: str, extra: str) -> None:
+    with pytest.raises(ImportError, match=rf"pip install 'hmem\[{extra}\]'"):
+        importlib.import_module(f"hmem.adapters.{module}")
+
+
+def test_the_user_is_checked_as_the_api_checks_it() -> None:
+    assert check_user("maya.k@example-1") == "maya.k@example-1"
+    for bad in ("", "a:b", "a/b", 42, None):
+        with pytest.raises(ValidationError):
+            check_user(bad)
+
+
+def test_dates_are_aware_iso_8601() -> None:
+    assert parse_when("as_of", "2026-11-01T00:00:00Z") == datetime(2026, 11, 1, tzinfo=UTC)
+    assert parse_when("as_of", " ") is None and parse_when("as_of", None) is None
+    with pytest.raises(ValidationError, match="valid_from='2026-11-01T00:00:00'"):
+        parse_when("valid_from", "2026-11-01T00:00:00")  # no zone: never guessed
+    with pytest.raises(ValidationError, match="as_of='last month'"):
+        parse_when("as_of", "last month")
+
+
+def test_the_port_takes_only_hmem_backends_and_keeps_async_clients_async() -> None:
+    with pytest.raises(TypeError, match=r"hmem\.Memory, hmem\.Client or hmem\.AsyncClient"):
+        Port(object())  # type: ignore[arg-type]
+    remote = Port(AsyncClient("http://127.0.0.1:9", api_key="k"))
+    assert remote.is_async
+    with pytest.raises(TypeError, match="only the async calls"):
+        remote.call("search", "q", user_id="u")
+    with Client("http://127.0.0.1:9", api_key="k") as client:
+        assert not Port(client).is_async
