@@ -16,7 +16,7 @@ from hmem.errors import DateRangeError, HmemError
 from hmem.localdb import TX_LOG_SETTINGS, LocalNeo4j
 from hmem.localdb.plugin import PROCEDURE, install
 from hmem.memory import Memory
-from hmem.models import Fact, require_aware
+from hmem.models import Fact, SupersessionLink, require_aware
 
 __all__ = ["main"]
 
@@ -199,10 +199,18 @@ def history(user_id: str, fact_id: str) -> None:
     with Memory(_config()) as memory:
         chain = memory.history(fact_id, user_id=user_id)
     for step in chain.predecessors:
-        click.echo(f"before  {_line(step.fact)}  ({step.link.reason} on {step.link.at:%Y-%m-%d})")
+        click.echo(f"before  {_line(step.fact)}  ({_link(step.link)})")
     click.echo(f"this    {_line(chain.fact)}")
     for step in chain.successors:
-        click.echo(f"after   {_line(step.fact)}  ({step.link.reason} on {step.link.at:%Y-%m-%d})")
+        click.echo(f"after   {_line(step.fact)}  ({_link(step.link)})")
+
+
+def _link(link: SupersessionLink) -> str:
+    """A link's reason and day; an inferred one's cue and score too."""
+    text = f"{link.reason} on {link.at:%Y-%m-%d}"
+    if link.inferred:
+        text += f", inferred from {link.cue!r} (score {link.score})"
+    return text
 
 
 @main.command()
@@ -212,6 +220,12 @@ def history(user_id: str, fact_id: str) -> None:
 @click.option("--supersedes", multiple=True, help="id of a fact this one replaces")
 @click.option("--entity", "entities", multiple=True, help="a name the fact mentions")
 @click.option("--speaker", help="who said it, for a chat turn")
+@click.option(
+    "--infer/--no-infer",
+    default=None,
+    help="read time from the words (dates, the facts it changes); default: infer when "
+    "neither --supersedes nor --valid-from is given",
+)
 @click.argument("text")
 def remember(
     user_id: str,
@@ -220,6 +234,7 @@ def remember(
     supersedes: tuple[str, ...],
     entities: tuple[str, ...],
     speaker: str | None,
+    infer: bool | None,
     text: str,
 ) -> None:
     """Write one fact directly (no model)."""
@@ -232,6 +247,7 @@ def remember(
             supersedes=supersedes,
             entities=entities,
             speaker=speaker,
+            infer=infer,
         )
     click.echo(json.dumps(result.model_dump(mode="json")))
 

@@ -26,6 +26,7 @@ from hmem.graph import GraphStore
 from hmem.graph.embedding_model import check_model, pending, reembed
 from hmem.graph.search import FactSearch
 from hmem.graph.store import EpisodeDraft, session_episode_id
+from hmem.infer.write import infer_write
 from hmem.ingest import AddResult, Ingestor, Job, JobQueue
 from hmem.ingest.ingestor import MessagesIn
 from hmem.ingest.pipeline import Pipeline
@@ -35,6 +36,7 @@ from hmem.models import (
     Fact,
     FactDraft,
     FactHistory,
+    InferredLink,
     SupersedeReason,
     SupersedeTarget,
     UserExport,
@@ -341,9 +343,17 @@ class Memory:
         source: str = "direct",
         fact_id: str | None = None,
         speaker: str | None = None,
+        infer: bool | None = None,
     ) -> WriteResult:
         """Write one fact directly (no extractor): for agents that already know the fact,
         for imports, demos and tests. ``supersedes`` closes older facts of this user.
+        ``infer``: read time from the words (``hmem.infer``): the world window ("since
+        2019", "last month", with its precision) and the user's current facts the text
+        changes (a move closes the old home, "passed away" ends a pet, "actually"
+        corrects), each closure a SUPERSEDES edge marked inferred with its cue and
+        score (``WriteResult.inferred``; ``restore`` undoes it). None (the default):
+        infer when neither ``supersedes`` nor ``valid_from``/``valid_to`` is given;
+        False: store exactly as given.
         ``speaker``: who said it, for a chat turn (stored folded, like entity names): a
         question that names the speaker ranks the turn higher.
 
@@ -371,7 +381,66 @@ class Memory:
             id=fact_id,
             speaker=speaker,
         )
-        return self._write_drafts("remember", [draft], user_id, observed_at, accepted_at)
+        if infer is None:
+            infer = not supersedes and valid_from is None and valid_to is None
+        if not infer:
+            return self._write_drafts("remember", [draft], user_id, observed_at, accepted_at)
+        return self._remember_inferred(draft, user_id, observed_at, accepted_at)
+
+    def _remember_inferred(
+        self,
+        draft: FactDraft,
+        user_id: str,
+        observed_at: datetime | None,
+        accepted_at: datetime,
+    ) -> WriteResult:
+        """``remember`` with ``infer``: the draft's window and supersessions read from its
+        words against its neighbours (``hmem.infer.write``), then the usual write; a text
+        that only repeats a stored fact corroborates it."""
+        observed = require_aware(observed_at, "observed_at") or accepted_at
+        with self.telemetry.span("infer", user_id=user_id) as span:
+            [draft] = self._with_entities([draft], user_id)
+            if draft.embedding is None and self.embedder is not None:
+                self.check_embedding_model()
+                [vector] = self.embedder.embed([draft.text])
+                draft = draft.model_copy(update={"embedding": vector})
+            plan = infer_write(
+                self.store,
+                user_id,
+                draft.text,
+                observed_at=observed,
+                vector=draft.embedding,
+                names=[e.canonical for e in draft.entities],
+                k=self.config.neighbours_k,
+                dates=draft.valid_from is None and draft.valid_to is None,
+            )
+            span.set(
+                hmem__neighbours=plan.neighbours,
+                hmem__inferred=len(plan.supersedes),
+                hmem__corroborated=len(plan.corroborate),
+            )
+        if plan.corroborate and not plan.supersedes:
+            return self.store.write(
+                user_id, [], observed_at=observed_at, corroborate=plan.corroborate,
+                accepted_at=accepted_at,
+            )  # fmt: skip
+        update: dict[str, Any] = {}
+        if draft.valid_from is None and draft.valid_to is None:
+            update.update(plan.window(observed))
+        named = {t.target_id for t in draft.supersedes}
+        update["supersedes"] = [
+            *draft.supersedes,
+            *(t for t in plan.supersedes if t.target_id not in named),
+        ]
+        draft = _draft(**{**draft.model_dump(), **update})
+        result = self._write_drafts("remember", [draft], user_id, observed_at, accepted_at)
+        closed = set(result.superseded)
+        inferred = [
+            InferredLink(old_id=t.target_id, reason=t.reason, cue=t.cue or "", score=t.score)
+            for t in plan.supersedes
+            if t.target_id in closed and t.target_id not in named
+        ]
+        return result.model_copy(update={"inferred": inferred})
 
     def remember_many(
         self,

@@ -10,5 +10,6 @@ WHERE o IN chain
 OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity {user_id: $user_id})
 WITH f, collect(DISTINCT e.name) AS entities,
      collect(DISTINCT CASE WHEN r IS NULL THEN null
-             ELSE {old_id: o.id, reason: r.reason, at: r.at, relation: r.relation} END) AS links
-RETURN f {.id, .user_id, .text, .category, .importance, .hash, .valid_from, .valid_to, .known_from, .known_to, .ingested_at, .last_used_at, .corroborations, .source, .speaker, .close_reason} AS fact, entities, links
+             ELSE {old_id: o.id, reason: r.reason, at: r.at, relation: r.relation,
+                   inferred: coalesce(r.inferred, false), cue: r.cue, score: r.score} END) AS links
+RETURN f {.id, .user_id, .text, .category, .importance, .hash, .valid_from, .valid_to, .known_from, .known_to, .ingested_at, .last_used_at, .corroborations, .source, .speaker, .close_reason, .valid_precision, .valid_to_precision} AS fact, entities, links

@@ -11,4 +11,4 @@ OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity {user_id: $user_id})
 WITH f, collect(e.name) AS entities
 ORDER BY f.valid_from, f.known_from, f.id
 SKIP $skip LIMIT $limit
-RETURN f {.id, .user_id, .text, .category, .importance, .hash, .valid_from, .valid_to, .known_from, .known_to, .ingested_at, .last_used_at, .corroborations, .source, .speaker, .close_reason} AS fact, entities
+RETURN f {.id, .user_id, .text, .category, .importance, .hash, .valid_from, .valid_to, .known_from, .known_to, .ingested_at, .last_used_at, .corroborations, .source, .speaker, .close_reason, .valid_precision, .valid_to_precision} AS fact, entities

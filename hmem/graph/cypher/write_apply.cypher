@@ -54,7 +54,8 @@ CALL (indexed, clashes) {
     valid_from: $times[x.valid_from], valid_to: $times[x.valid_to],
     known_from: $times[x.known_from], known_to: null,
     ingested_at: $now, last_used_at: null,
-    corroborations: 1, source: x.source, speaker: x.speaker
+    corroborations: 1, source: x.source, speaker: x.speaker,
+    valid_precision: x.valid_precision, valid_to_precision: x.valid_to_precision
   })
   FOREACH (_ IN CASE WHEN indexed THEN [1] ELSE [] END | SET f:IndexedFact)
   WITH f, x, indexed
@@ -80,11 +81,13 @@ CALL (indexed, clashes) {
   RETURN collect(f.id) AS created
 }
 CALL () {
-  // new -[:SUPERSEDES]-> old
+  // new -[:SUPERSEDES]-> old; inferred (read from the words), its cue and the old
+  // fact's score as a neighbour explain a closure hmem decided itself
   UNWIND $links AS l
   MATCH (n:Fact {user_id: $user_id, id: l.new_id}) USING INDEX n:Fact(user_id, id)
   MATCH (o:Fact {user_id: $user_id, id: l.old_id}) USING INDEX o:Fact(user_id, id)
-  CREATE (n)-[:SUPERSEDES {reason: l.reason, at: l.at, relation: l.relation}]->(o)
+  CREATE (n)-[:SUPERSEDES {reason: l.reason, at: l.at, relation: l.relation,
+                           inferred: l.inferred, cue: l.cue, score: l.score}]->(o)
   RETURN count(*) AS linked
 }
 CALL () {
