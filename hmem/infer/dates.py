@@ -374,8 +374,13 @@ _UNTIL = re.compile(
     r"beginning)\s+of\s+)?$",
     re.IGNORECASE,
 )
-_SKIP = re.compile(r"(?:before|after|by|prior\s+to|every|each)\s+(?:the\s+end\s+of\s+)?$",
-                   re.IGNORECASE)  # fmt: skip
+# Dates that bound nothing of the fact's own window: "before 2020", "every Monday", a
+# deadline ("due on 1 April", "deadline is May 5").
+_SKIP = re.compile(
+    r"(?:before|after|by|prior\s+to|every|each|due(?:\s+on)?|deadline(?:\s+is)?(?:\s+on)?|"
+    r"expires?(?:\s+on)?)\s+(?:the\s+end\s+of\s+)?$",
+    re.IGNORECASE,
+)
 _RANGE_LINK = re.compile(r"^\s*(?:to|until|till|through|thru|and|-|–|—)\s*$", re.IGNORECASE)
 _RANGE_OPEN = re.compile(r"(?:from|between)\s+(?:the\s+)?$", re.IGNORECASE)
 _FOR_HAVE = re.compile(r"\b(?:have|has|'ve|'s\s+been|been)\b", re.IGNORECASE)

@@ -7,12 +7,14 @@ SUPERSEDES edge marked ``inferred`` with its cue and the neighbour's score, one
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from hmem._text import fact_hash
 from hmem.graph.search import lucene_prefix
 from hmem.graph.store import GraphStore
 from hmem.infer.changes import Claim, decide, read_claims, slot_words
@@ -21,6 +23,11 @@ from hmem.models import SupersedeTarget
 from hmem.recall.query import lucene_query
 
 __all__ = ["InferredWrite", "infer_write", "neighbours"]
+
+_ONGOING = re.compile(
+    r"\b(?:is|am|are|'s|'m|'re)\s+(?:still\s+|currently\s+|now\s+)?(?!going\b)\w+ing\b",
+    re.IGNORECASE,
+)
 
 # An unknown start before a known end ("I lived in Paris until 2012"): true since some
 # time nobody said, so the window opens at the calendar's start, with no precision.
@@ -93,6 +100,15 @@ def infer_write(
     """Read ``text``'s window and its changes to the user's current facts."""
     started = time.perf_counter()
     interval = read_interval(text, observed_at) if dates else Interval()
+    if (
+        interval.valid_from is not None
+        and interval.valid_to is None
+        and interval.valid_from > observed_at
+        and _ONGOING.search(text)
+    ):
+        # "Maya is training for the Berlin Marathon in September": true now; the date is
+        # the event's it is for, not when the training starts
+        interval = Interval(cue=interval.cue)
     [new] = read_claims([text])
     near = neighbours(store, user_id, text, vector, names, k, slot_words(new))
     result = InferredWrite(interval=interval, neighbours=len(near), claim=new)
@@ -104,7 +120,8 @@ def infer_write(
                 continue
             score = round(float(row["score"] or 0.0), 4)
             if decision.op == "noop":
-                if _same_words(new, old):
+                # an exact repeat is the store's to skip; a near one is corroborated
+                if fact_hash(row["text"]) != fact_hash(text) and _same_words(new, old):
                     result.corroborate.append(row["id"])
                 continue
             assert decision.reason is not None
