@@ -350,7 +350,8 @@ class Memory:
         ``infer``: read time from the words (``hmem.infer``): the world window ("since
         2019", "last month", with its precision) and the user's current facts the text
         changes (a move closes the old home, "passed away" ends a pet, "actually"
-        corrects), each closure a SUPERSEDES edge marked inferred with its cue and
+        corrects; by rules, or with a model configured by one structured call per
+        write that has neighbours), each closure a SUPERSEDES edge marked inferred with its cue and
         score (``WriteResult.inferred``; ``restore`` undoes it). None (the default):
         infer when neither ``supersedes`` nor ``valid_from``/``valid_to`` is given;
         False: store exactly as given.
@@ -413,8 +414,10 @@ class Memory:
                 names=[e.canonical for e in draft.entities],
                 k=self.config.neighbours_k,
                 dates=draft.valid_from is None and draft.valid_to is None,
+                chat=self._chat_client() if self.extraction_configured else None,
             )
             span.set(
+                hmem__chat_calls=plan.chat_calls,
                 hmem__neighbours=plan.neighbours,
                 hmem__inferred=len(plan.supersedes),
                 hmem__corroborated=len(plan.corroborate),

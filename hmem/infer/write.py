@@ -15,10 +15,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hmem._text import fact_hash
+from hmem.errors import HmemError
 from hmem.graph.search import lucene_prefix
 from hmem.graph.store import GraphStore
-from hmem.infer.changes import Claim, decide, read_claims, slot_words
+from hmem.infer.changes import Claim, Decision, decide, read_claims, slot_words
 from hmem.infer.dates import Interval, read_interval
+from hmem.infer.model import judge
 from hmem.models import SupersedeTarget
 from hmem.recall.query import lucene_query
 
@@ -44,6 +46,8 @@ class InferredWrite:
     corroborate: list[str] = field(default_factory=list)
     neighbours: int = 0
     seconds: float = 0.0
+    chat_calls: int = 0
+    model_error: str | None = None
     claim: Claim | None = None
 
     def window(self, observed_at: datetime) -> dict[str, Any]:
@@ -96,8 +100,11 @@ def infer_write(
     names: Sequence[str],
     k: int = 10,
     dates: bool = True,
+    chat: Any | None = None,
 ) -> InferredWrite:
-    """Read ``text``'s window and its changes to the user's current facts."""
+    """Read ``text``'s window and its changes to the user's current facts: by the rules
+    (``changes``), or with ``chat`` (a configured model) by one structured call for
+    all the neighbours (``model.judge``; none when there is no neighbour)."""
     started = time.perf_counter()
     interval = read_interval(text, observed_at) if dates else Interval()
     if (
@@ -114,8 +121,15 @@ def infer_write(
     result = InferredWrite(interval=interval, neighbours=len(near), claim=new)
     if near:
         olds = read_claims([row["text"] for row in near])
+        judged: dict[str, Decision] | None = None
+        if chat is not None:
+            result.chat_calls = 1
+            try:
+                judged, _ = judge(chat, text, near, observed_at)
+            except HmemError as exc:  # the write must not fail for its judge: the rules
+                result.model_error = type(exc).__name__
         for row, old in zip(near, olds, strict=True):
-            decision = decide(new, old)
+            decision = decide(new, old) if judged is None else judged.get(row["id"])
             if decision is None:
                 continue
             score = round(float(row["score"] or 0.0), 4)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from hmem import Memory, SupersedeReason
+from neo4j import Driver
+
+from hmem import Config, Memory, SupersedeReason
+from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 
 
 def at(y: int, m: int, d: int) -> datetime:
@@ -171,3 +174,40 @@ def test_until_a_past_date_and_since(memory: Memory, user_id: str) -> None:
     )
     fact = memory.get(since.added[0], user_id=user_id)
     assert (fact.valid_from, fact.valid_precision) == (day(2019, 1, 1), "year")
+
+
+def test_with_a_model_one_call_per_write_decides(
+    config: Config, driver: Driver, fake_openai: FakeOpenAIServer, user_id: str
+) -> None:
+    settings = {
+        "llm_base_url": fake_openai.base_url,
+        "llm_api_key": FAKE_API_KEY,
+        "llm_model": "fake-chat",
+        "llm_max_retries": 1,
+    }
+    with Memory(Config(**{**config.model_dump(), **settings}), driver=driver) as memory:
+        first = memory.remember(
+            "Maya lives in London.", user_id=user_id, observed_at=at(2025, 1, 1)
+        )
+        assert fake_openai.chat_calls == 0  # no neighbour: nothing to judge
+        london = first.added[0]
+        write(memory, user_id, "Maya has a cat named Miso.", at(2025, 1, 2))
+        fake_openai.clear_chat()
+        before = fake_openai.chat_calls
+        fake_openai.queue_chat(
+            {"judgements": [{"target_id": london, "relation": "contradicts"},
+                            {"target_id": "not-shown", "relation": "ends"}]}
+        )  # fmt: skip
+        moved = memory.remember(
+            "Maya moved to Berlin last month.", user_id=user_id, observed_at=at(2025, 6, 10)
+        )
+        assert fake_openai.chat_calls - before == 1  # one call for all the neighbours
+        assert moved.superseded == [london]
+        assert moved.inferred[0].cue == "model: contradicts"
+        prompt = fake_openai.chat_requests[-1]["messages"][1]["content"]
+        assert f"[{london}] Maya lives in London." in prompt and "NEW: Maya moved" in prompt
+        # the model failing (nothing queued: 500) falls back to the rules, loses nothing
+        again = memory.remember(
+            "Maya moved to Rome in May 2026.", user_id=user_id, observed_at=at(2026, 6, 1)
+        )
+        assert again.added and again.superseded == moved.added
