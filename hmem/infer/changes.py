@@ -263,11 +263,38 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(t.rstrip("'s") for t in tokens if t not in _STOP and len(t) > 2)
 
 
+# Claims of texts read lately: a write's neighbours are mostly the last writes'
+# neighbours, so each stored fact is parsed about once, not once per write.
+_CACHE: dict[str, Claim] = {}
+_CACHE_SIZE = 4096
+_cache_lock = threading.Lock()
+# A parse reads the start of a long text only: the subject comes first, and a chat
+# message of thousands of characters costs the parser ~100 times a fact's time.
+PARSE_CHARS = 400
+
+
 def read_claims(texts: list[str]) -> list[Claim]:
     """Each text's claim: the subject from the parse (or the words), the slot and value
     from ``SLOTS``, the cues."""
+    with _cache_lock:
+        known = {t: _CACHE[t] for t in texts if t in _CACHE}
+    fresh = list(dict.fromkeys(t for t in texts if t not in known))
+    if fresh:
+        made = dict(zip(fresh, _read(fresh), strict=True))
+        with _cache_lock:
+            for text, claim in made.items():
+                if len(_CACHE) >= _CACHE_SIZE:
+                    _CACHE.pop(next(iter(_CACHE)))
+                _CACHE[text] = claim
+        known.update(made)
+    return [known[t] for t in texts]
+
+
+def _read(texts: list[str]) -> list[Claim]:
     nlp = parser_pipeline()
-    docs = list(nlp.pipe(texts)) if nlp is not None else [None] * len(texts)
+    docs = (
+        list(nlp.pipe(t[:PARSE_CHARS] for t in texts)) if nlp is not None else [None] * len(texts)
+    )
     out = []
     for text, doc in zip(texts, docs, strict=True):
         subject = _subject_from_parse(doc) if doc is not None else _subject_from_words(text)
