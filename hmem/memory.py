@@ -396,24 +396,22 @@ class Memory:
         accepted_at: datetime,
     ) -> WriteResult:
         """``remember`` with ``infer``: the draft's window and supersessions read from its
-        words against its neighbours (``hmem.infer.write``), then the usual write; a text
-        that only repeats a stored fact corroborates it."""
+        words against its neighbours (``hmem.infer.write``), inside the write's span; a
+        text that only repeats a stored fact corroborates it."""
         observed = require_aware(observed_at, "observed_at") or accepted_at
-        with self.telemetry.span("infer", user_id=user_id) as span:
-            [draft] = self._with_entities([draft], user_id)
-            if draft.embedding is None and self.embedder is not None:
-                self.check_embedding_model()
-                [vector] = self.embedder.embed([draft.text])
-                draft = draft.model_copy(update={"embedding": vector})
+        inferred: list[InferredLink] = []
+
+        def prepare(drafts: list[FactDraft], span: Any) -> list[FactDraft] | WriteResult:
+            [found] = drafts
             plan = infer_write(
                 self.store,
                 user_id,
-                draft.text,
+                found.text,
                 observed_at=observed,
-                vector=draft.embedding,
-                names=[e.canonical for e in draft.entities],
+                vector=found.embedding,
+                names=[e.canonical for e in found.entities],
                 k=self.config.neighbours_k,
-                dates=draft.valid_from is None and draft.valid_to is None,
+                dates=found.valid_from is None and found.valid_to is None,
                 chat=self._chat_client() if self.extraction_configured else None,
             )
             span.set(
@@ -421,29 +419,32 @@ class Memory:
                 hmem__neighbours=plan.neighbours,
                 hmem__inferred=len(plan.supersedes),
                 hmem__corroborated=len(plan.corroborate),
+                hmem__infer_ms=round(plan.seconds * 1000, 2),
             )
-        if plan.corroborate and not plan.supersedes:
-            return self.store.write(
-                user_id, [], observed_at=observed_at, corroborate=plan.corroborate,
-                accepted_at=accepted_at,
-            )  # fmt: skip
-        update: dict[str, Any] = {}
-        if draft.valid_from is None and draft.valid_to is None:
-            update.update(plan.window(observed))
-        named = {t.target_id for t in draft.supersedes}
-        update["supersedes"] = [
-            *draft.supersedes,
-            *(t for t in plan.supersedes if t.target_id not in named),
-        ]
-        draft = _draft(**{**draft.model_dump(), **update})
-        result = self._write_drafts("remember", [draft], user_id, observed_at, accepted_at)
+            if plan.corroborate and not plan.supersedes:
+                return self.store.write(
+                    user_id, [], observed_at=observed_at, corroborate=plan.corroborate,
+                    accepted_at=accepted_at,
+                )  # fmt: skip
+            update: dict[str, Any] = {}
+            if found.valid_from is None and found.valid_to is None:
+                update.update(plan.window(observed))
+            named = {t.target_id for t in found.supersedes}
+            fresh = [t for t in plan.supersedes if t.target_id not in named]
+            update["supersedes"] = [*found.supersedes, *fresh]
+            inferred.extend(
+                InferredLink(old_id=t.target_id, reason=t.reason, cue=t.cue or "", score=t.score)
+                for t in fresh
+            )
+            return [_draft(**{**found.model_dump(), **update})]
+
+        result = self._write_drafts(
+            "remember", [draft], user_id, observed_at, accepted_at, prepare=prepare
+        )
         closed = set(result.superseded)
-        inferred = [
-            InferredLink(old_id=t.target_id, reason=t.reason, cue=t.cue or "", score=t.score)
-            for t in plan.supersedes
-            if t.target_id in closed and t.target_id not in named
-        ]
-        return result.model_copy(update={"inferred": inferred})
+        return result.model_copy(
+            update={"inferred": [link for link in inferred if link.old_id in closed]}
+        )
 
     def remember_many(
         self,
@@ -486,9 +487,12 @@ class Memory:
         accepted_at: datetime,
         *,
         episode: EpisodeDraft | None = None,
+        prepare: Callable[[list[FactDraft], Any], list[FactDraft] | WriteResult] | None = None,
     ) -> WriteResult:
         """Entities for drafts that name none, vectors for drafts without one (one
-        batch), then one transaction; traced as one span (ids and counts only)."""
+        batch), then one transaction; traced as one span (ids and counts only).
+        ``prepare`` (``remember``'s infer) sees the drafts with their entities and
+        vectors and returns the drafts to write, or a result instead."""
         with self.telemetry.span(operation, user_id=user_id, hmem__facts=len(drafts)) as span:
             drafts = self._with_entities(drafts, user_id)
             missing = [i for i, d in enumerate(drafts) if d.embedding is None]
@@ -502,6 +506,11 @@ class Memory:
                 for i, vector in zip(missing, vectors, strict=True):
                     filled[i] = drafts[i].model_copy(update={"embedding": vector})
                 drafts = filled
+            if prepare is not None:
+                prepared = prepare(list(drafts), span)
+                if isinstance(prepared, WriteResult):
+                    return prepared
+                drafts = prepared
             result = self.store.write(
                 user_id, drafts, observed_at=observed_at, accepted_at=accepted_at, episode=episode
             )

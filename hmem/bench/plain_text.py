@@ -107,6 +107,7 @@ def beam_text(memory: Memory, path: Path, embedder: CachedEmbedder) -> dict[str,
             closures += c
             v, _ = beam_bench.evaluate_hmem(memory, corpus)
             verdicts += v
+            print(f"BEAM {chat.chat_id} infer={infer}: {len(rows)} writes", file=sys.stderr)
             memory.erase_user(corpus.user_id)
         out["infer" if infer else "no_infer"] = {
             **beam_bench.summarise(verdicts),
@@ -149,6 +150,10 @@ def locomo_text(
                 times += t
                 closures += c
                 ranked += list(locomo_bench.search_hmem(memory, corpus))
+                print(
+                    f"LoCoMo {conv.conversation_id} {setting} infer={infer}: {len(rows)} writes",
+                    file=sys.stderr,
+                )
                 memory.erase_user(user)
             scores = evaluate(ranked)
             per["infer" if infer else "no_infer"] = {
