@@ -40,6 +40,7 @@ __all__ = [
     "parser_pipeline",
     "read_claims",
     "slot_words",
+    "states_newer_value",
 ]
 
 _WORD = r"[A-Z][\w&'-]*"
@@ -218,10 +219,9 @@ def _subject_from_parse(doc: Doc) -> str | None:
 
 
 _SUBJECT = re.compile(
-    r"^(?:(?:actually|so|well|correction|update|btw|news|big news|oh)[,:!]?\s+)*"
-    r"(?:(?P<i>i|we)\b|(?P<my>my)\s+(?P<rel>[a-z]+)\b|(?P<owner>[A-Z]\w+)'s\s+(?P<orel>[a-z]+)\b|"
-    r"(?P<name>[A-Z]\w+(?:\s+[A-Z]\w+)?)\b)",
-    re.IGNORECASE,
+    r"^(?i:(?:actually|so|well|correction|update|btw|news|big news|oh)[,:!]?\s+)*"
+    r"(?:(?P<i>(?i:i|we))\b|(?P<my>(?i:my))\s+(?P<rel>[a-z]+)\b|"
+    r"(?P<owner>[A-Z]\w+)'s\s+(?P<orel>[a-z]+)\b|(?P<name>[A-Z]\w+(?:\s+[A-Z]\w+)?)\b)"
 )
 
 
@@ -256,6 +256,23 @@ def _slot(text: str) -> tuple[str | None, str | None]:
                 return f"favourite:{m.group('n').lower()}", value
             return slot, value
     return None, None
+
+
+def states_newer_value(old: str, rival: str) -> bool | None:
+    """Whether ``rival`` states a value of the slot ``old`` fills, for the same subject,
+    read from the words alone (no parse: the read path calls it). None when the words
+    of ``old`` name no slot: the rules cannot tell."""
+    slot, value = _slot(old)
+    if slot is None:
+        return None
+    other, other_value = _slot(rival)
+    subject = _subject_from_words(old)
+    return (
+        other == slot
+        and other_value != value
+        and subject is not None
+        and subject == _subject_from_words(rival)
+    )
 
 
 def _words(text: str) -> frozenset[str]:
