@@ -425,6 +425,9 @@ def bench_reliability(tries: int, clients: int, writes: int, out: str | None) ->
 @click.option("--add-sessions", default=5, show_default=True, help="sessions to count calls on")
 @click.option("--max-questions", type=int, help="per conversation (a quick run)")
 @click.option("--graphiti-questions", default=40, show_default=True, help="per conversation")
+@click.option(
+    "--no-plain-text", is_flag=True, help="skip BEAM/LoCoMo written as text only (infer off/on)"
+)
 def bench_run(
     data_dir: str,
     locomo_path: str | None,
@@ -439,6 +442,7 @@ def bench_run(
     add_sessions: int,
     max_questions: int | None,
     graphiti_questions: int,
+    no_plain_text: bool,
 ) -> None:
     """Run every benchmark and write results.json, report.md and PNG plots to --out."""
     from pathlib import Path
@@ -459,6 +463,7 @@ def bench_run(
         add_sessions=add_sessions,
         max_questions=max_questions,
         graphiti_questions=graphiti_questions,
+        plain_text=not no_plain_text,
         command="hmem bench run " + " ".join(sys.argv[3:])
         if len(sys.argv) > 3
         else "hmem bench run",
