@@ -92,7 +92,14 @@ SLOTS: dict[str, tuple[tuple[str, ...], bool]] = {
         ),
         True,
     ),
-    "age": ((r"\b(?:am|is|'m|turned)\s+(?P<v>\d{1,3})(?:\s+years?\s+old)?\b(?!\s+\w+s\b)",), True),
+    "age": (
+        (
+            r"\b(?:am|is|'m|'s|turned)\s+(?P<v>\d{1,3})\s+years?\s+old\b",
+            r"\bturned\s+(?P<v>\d{1,3})\b",
+            r"(?:^|\bI am|\bI'm)\s+(?P<v>\d{1,3})\s*[.!]?$",
+        ),
+        True,
+    ),
     "count": ((rf"\b(?:have|has|'ve|got|own|owns)\s+(?:now\s+)?{_NUMBER}\s+(?P<n>[a-z]+)",), True),
     "favourite": (
         (r"\bfavou?rite\s+(?P<n>[a-z]+(?:\s+[a-z]+)?)\s+is\s+(?:now\s+)?(?P<v>[\w' -]+)",),
@@ -128,7 +135,7 @@ _CORRECT = re.compile(
 )
 _END = re.compile(
     r"\b(?:pass(?:ed)? away|died|dies|put down|broke up|break up|split up|divorced|"
-    r"quit|resigned|left|retired|no longer|not anymore|any ?more|stopped|gave up|"
+    r"quit|resigned|left|retired|no longer|not anymore|n't \w+ anymore|stopped|gave up|"
     r"ended|sold|lost|moved out|got fired|was fired|laid off|graduated)\b",
     re.IGNORECASE,
 )
@@ -325,6 +332,12 @@ def _read(texts: list[str]) -> list[Claim]:
         slot, value = _slot(text)
         corrects = _CORRECT.search(text)
         ends = _END.search(text)
+        if ends is not None and doc is not None and " " not in ends.group(0).strip():
+            # "left" or "sold" must be the verb ("my left knee", "the sold-out show" end
+            # nothing)
+            span = doc.char_span(ends.start(), ends.end(), alignment_mode="expand")
+            if span is None or not any(t.pos_ in ("VERB", "AUX") for t in span):
+                ends = None
         out.append(
             Claim(
                 text=text,

@@ -31,6 +31,10 @@ _ONGOING = re.compile(
     re.IGNORECASE,
 )
 
+#: Longer texts are messages, not statements: no change is read from them (a fact of the
+#: extractor has at most 80 words).
+MAX_STATEMENT_WORDS = 60
+
 # An unknown start before a known end ("I lived in Paris until 2012"): true since some
 # time nobody said, so the window opens at the calendar's start, with no precision.
 UNKNOWN_START = datetime(1, 1, 1, tzinfo=UTC)
@@ -116,6 +120,12 @@ def infer_write(
         # "Maya is training for the Berlin Marathon in September": true now; the date is
         # the event's it is for, not when the training starts
         interval = Interval(cue=interval.cue)
+    if text.rstrip().endswith("?") or len(text.split()) > MAX_STATEMENT_WORDS:
+        # a question states nothing; a long chat message is not one statement: its words
+        # are read for dates only
+        result = InferredWrite(interval=interval)
+        result.seconds = time.perf_counter() - started
+        return result
     [new] = read_claims([text])
     near = neighbours(store, user_id, text, vector, names, k, slot_words(new))
     result = InferredWrite(interval=interval, neighbours=len(near), claim=new)
