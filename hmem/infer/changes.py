@@ -402,7 +402,13 @@ def _ending(new: Claim, old: Claim) -> Decision | None:
         and any(_ENDED_SLOT.get(w) == old.slot for w in new.words)
     ):
         return Decision("supersede", SupersedeReason.ENDED, new.ends)
-    if _overlap(new, old) - _words(new.ends):
+    if new.subject == old.subject and old.value and old.value in new.text.lower():
+        return Decision("supersede", SupersedeReason.ENDED, new.ends)  # "broke up with Alex"
+    shared = _overlap(new, old) - _words(new.ends)
+    named = old.words - {"user", "now"}
+    # the ending must name much of what the stored fact is about (its pet's name and
+    # kind, the marathon it trained for), not share a word in passing
+    if shared and len(shared) >= 0.4 * len(named):
         return Decision("supersede", SupersedeReason.ENDED, new.ends)
     return None
 
