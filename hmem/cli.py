@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # imported where used: `hmem --help` and light commands stay 
     from hmem.config import Config
     from hmem.localdb import LocalNeo4j
     from hmem.memory import Memory
-    from hmem.models import Fact
+    from hmem.models import Fact, SupersessionLink
 
 __all__ = ["main"]
 
@@ -310,10 +310,18 @@ def history(user_id: str, as_of: str | None, fact_id: str) -> None:
     with _memory(embed=False) as memory:
         chain = memory.history(fact_id, user_id=user_id, as_of=_when(as_of))
     for step in chain.predecessors:
-        click.echo(f"before  {_line(step.fact)}  ({step.link.reason} on {step.link.at:%Y-%m-%d})")
+        click.echo(f"before  {_line(step.fact)}  ({_link(step.link)})")
     click.echo(f"this    {_line(chain.fact)}")
     for step in chain.successors:
-        click.echo(f"after   {_line(step.fact)}  ({step.link.reason} on {step.link.at:%Y-%m-%d})")
+        click.echo(f"after   {_line(step.fact)}  ({_link(step.link)})")
+
+
+def _link(link: SupersessionLink) -> str:
+    """A link's reason and day; an inferred one's cue and score too."""
+    text = f"{link.reason} on {link.at:%Y-%m-%d}"
+    if link.inferred:
+        text += f", inferred from {link.cue!r} (score {link.score})"
+    return text
 
 
 @main.command()
@@ -324,6 +332,12 @@ def history(user_id: str, as_of: str | None, fact_id: str) -> None:
 @click.option("--supersedes", multiple=True, help="id of a fact this one replaces")
 @click.option("--entity", "entities", multiple=True, help="a name the fact mentions")
 @click.option("--speaker", help="who said it, for a chat turn")
+@click.option(
+    "--infer/--no-infer",
+    default=None,
+    help="read time from the words (dates, the facts it changes); default: infer when "
+    "neither --supersedes nor --valid-from is given",
+)
 @click.argument("text")
 def remember(
     user_id: str,
@@ -332,6 +346,7 @@ def remember(
     supersedes: tuple[str, ...],
     entities: tuple[str, ...],
     speaker: str | None,
+    infer: bool | None,
     text: str,
 ) -> None:
     """Write one fact directly (no model)."""
@@ -344,6 +359,7 @@ def remember(
             supersedes=supersedes,
             entities=entities,
             speaker=speaker,
+            infer=infer,
         )
     click.echo(json.dumps(result.model_dump(mode="json")))
 
@@ -507,6 +523,9 @@ def bench_reliability(tries: int, clients: int, writes: int, out: str | None) ->
 @click.option("--add-sessions", default=5, show_default=True, help="sessions to count calls on")
 @click.option("--max-questions", type=int, help="per conversation (a quick run)")
 @click.option("--graphiti-questions", default=40, show_default=True, help="per conversation")
+@click.option(
+    "--no-plain-text", is_flag=True, help="skip BEAM/LoCoMo written as text only (infer off/on)"
+)
 def bench_run(
     data_dir: str,
     locomo_path: str | None,
@@ -521,6 +540,7 @@ def bench_run(
     add_sessions: int,
     max_questions: int | None,
     graphiti_questions: int,
+    no_plain_text: bool,
 ) -> None:
     """Run every benchmark and write results.json, report.md and PNG plots to --out."""
     from pathlib import Path
@@ -541,6 +561,7 @@ def bench_run(
         add_sessions=add_sessions,
         max_questions=max_questions,
         graphiti_questions=graphiti_questions,
+        plain_text=not no_plain_text,
         command="hmem bench run " + " ".join(sys.argv[3:])
         if len(sys.argv) > 3
         else "hmem bench run",

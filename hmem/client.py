@@ -169,6 +169,7 @@ class _Ops:
         source: str,
         fact_id: str | None,
         speaker: str | None,
+        infer: bool | None = None,
     ) -> _Op[WriteResult]:
         body = _drop_none(
             {
@@ -193,6 +194,7 @@ class _Ops:
                 "source": source,
                 "id": fact_id,
                 "speaker": speaker,
+                "infer": infer,
             }
         )
         return _Op("POST", f"{_user(user_id)}/facts", WriteResult.model_validate, body=body)
@@ -421,11 +423,13 @@ class Client:
         source: str = "api",
         fact_id: str | None = None,
         speaker: str | None = None,
+        infer: bool | None = None,
     ) -> WriteResult:
         return self._call(
             _Ops.remember(
                 text, user_id, category, importance, observed_at, valid_from, valid_to,
                 entities, supersedes, reason, relates, embedding, source, fact_id, speaker,
+                infer,
             )
         )  # fmt: skip
 
@@ -616,11 +620,13 @@ class AsyncClient:
         source: str = "api",
         fact_id: str | None = None,
         speaker: str | None = None,
+        infer: bool | None = None,
     ) -> WriteResult:
         return await self._call(
             _Ops.remember(
                 text, user_id, category, importance, observed_at, valid_from, valid_to,
                 entities, supersedes, reason, relates, embedding, source, fact_id, speaker,
+                infer,
             )
         )  # fmt: skip
 

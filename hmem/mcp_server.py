@@ -25,9 +25,9 @@ from hmem.errors import HmemError
 from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult
 
 if TYPE_CHECKING:  # the read path loads in the backend's thread, not before `initialize`
-    from hmem.recall.models import SearchResult
+    from hmem.recall.models import Hit, SearchResult
 
-__all__ = ["MemoryBackend", "build_server", "format_fact", "parse_when"]
+__all__ = ["MemoryBackend", "build_server", "format_fact", "format_hit", "parse_when"]
 
 INSTRUCTIONS = """\
 Long-term memory about the user. Call `recall` before answering anything personal.
@@ -52,6 +52,7 @@ class MemoryBackend(Protocol):
         observed_at: datetime | None = ...,
         valid_from: datetime | None = ...,
         valid_to: datetime | None = ...,
+        infer: bool | None = ...,
     ) -> WriteResult: ...
 
     def facts(
@@ -105,6 +106,24 @@ def format_fact(fact: Fact) -> str:
     return f"[{fact.id}] {fact.text} (true since {_day(fact.valid_from)}{until})"
 
 
+def format_hit(hit: Hit) -> str:
+    """A recalled fact with its history, both ways with both dates: a replaced fact names
+    its replacement ("replaced on D by: [id] text (true since …)"), a fact that replaced
+    one names it ("replaced: [id] text (true since … until …)")."""
+    line = format_fact(hit.fact)
+    if hit.fact.known_to is not None:
+        if hit.successors:
+            step = max(hit.successors, key=lambda s: s.link.at)
+            line += f" [{step.link.reason} on {_day(step.link.at)} by: {format_fact(step.fact)}]"
+        else:
+            reason = hit.fact.close_reason or SupersedeReason.RETRACTION
+            line += f" [{reason} on {_day(hit.fact.known_to)}]"
+    elif hit.predecessors:
+        step = max(hit.predecessors, key=lambda s: s.link.at)
+        line += f" [replaced on {_day(step.link.at)}: {format_fact(step.fact)}]"
+    return line
+
+
 def build_server(backend: MemoryBackend, *, user_id: str, recall_limit: int = 50) -> MCPServer:
     """The MCP server bound to one user of ``backend``."""
     server: MCPServer = MCPServer(name="hmem", version=__version__, instructions=INSTRUCTIONS)
@@ -116,7 +135,9 @@ def build_server(backend: MemoryBackend, *, user_id: str, recall_limit: int = 50
         description="Remember one fact about the user (15-80 words, absolute dates). "
         "valid_from / valid_to: when it became / stopped being true in the world; "
         "observed_at: when the user said it (default now). Dates are ISO 8601 with a "
-        "time zone, e.g. 2026-03-01T00:00:00Z: pass them when backfilling history."
+        "time zone, e.g. 2026-03-01T00:00:00Z: pass them when backfilling history. "
+        "infer: read dates and changes from the words (default: when neither supersedes "
+        "nor valid_from/valid_to is given); false stores the text exactly as given."
     )
     def remember(
         text: str,
@@ -125,6 +146,7 @@ def build_server(backend: MemoryBackend, *, user_id: str, recall_limit: int = 50
         valid_from: str | None = None,
         valid_to: str | None = None,
         observed_at: str | None = None,
+        infer: bool | None = None,
     ) -> str:
         when = {
             "valid_from": parse_when("valid_from", valid_from),
@@ -138,13 +160,18 @@ def build_server(backend: MemoryBackend, *, user_id: str, recall_limit: int = 50
                 supersedes=supersedes or [],
                 entities=entities or [],
                 source="mcp",
+                infer=infer,
                 **when,
             )
         except HmemError as exc:
             raise guard(exc) from exc
         if not result.added:
+            if result.merged:
+                return f"Already known as {', '.join(result.merged)}; nothing new was stored."
             return "Already known; nothing new was stored."
-        replaced = f"; it replaces {', '.join(result.superseded)}" if result.superseded else ""
+        why = {link.old_id: f" ({link.reason}: {link.cue})" for link in result.inferred}
+        closed = ", ".join(f"{old}{why.get(old, '')}" for old in result.superseded)
+        replaced = f"; it replaces {closed}" if result.superseded else ""
         return f"Remembered as {result.added[0]}{replaced}."
 
     @server.tool(
@@ -164,10 +191,7 @@ def build_server(backend: MemoryBackend, *, user_id: str, recall_limit: int = 50
                 lines = [format_fact(f) for f in facts]
             else:
                 found = backend.search(query, user_id=user_id, **when)
-                lines = [
-                    format_fact(h.fact) + ("" if h.fact.known_to is None else " [replaced]")
-                    for h in found.hits
-                ]
+                lines = [format_hit(h) for h in found.hits]
         except HmemError as exc:
             raise guard(exc) from exc
         return "\n".join(lines) if lines else "Nothing is remembered about that yet."

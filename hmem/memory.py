@@ -37,6 +37,7 @@ from hmem.graph.apikeys import KeyStore
 from hmem.graph.embedding_model import check_model, pending, reembed
 from hmem.graph.search import FactSearch
 from hmem.graph.store import EpisodeDraft, session_episode_id
+from hmem.infer.write import infer_write
 from hmem.ingest import AddResult, Ingestor, Job, JobQueue
 from hmem.ingest.ingestor import MessagesIn
 from hmem.ingest.pipeline import Pipeline
@@ -46,6 +47,7 @@ from hmem.models import (
     Fact,
     FactDraft,
     FactHistory,
+    InferredLink,
     SupersedeReason,
     SupersedeTarget,
     UserExport,
@@ -362,9 +364,18 @@ class Memory:
         source: str = "direct",
         fact_id: str | None = None,
         speaker: str | None = None,
+        infer: bool | None = None,
     ) -> WriteResult:
         """Write one fact directly (no extractor): for agents that already know the fact,
         for imports, demos and tests. ``supersedes`` closes older facts of this user.
+        ``infer``: read time from the words (``hmem.infer``): the world window ("since
+        2019", "last month", with its precision) and the user's current facts the text
+        changes (a move closes the old home, "passed away" ends a pet, "actually"
+        corrects; by rules, or with a model configured by one structured call per
+        write that has neighbours), each closure a SUPERSEDES edge marked inferred with its cue and
+        score (``WriteResult.inferred``; ``restore`` undoes it). None (the default):
+        infer when neither ``supersedes`` nor ``valid_from``/``valid_to`` is given;
+        False: store exactly as given.
         ``speaker``: who said it, for a chat turn (stored folded, like entity names): a
         question that names the speaker ranks the turn higher.
 
@@ -397,7 +408,69 @@ class Memory:
             require_allowed_draft(draft.model_copy(update={"speaker": speaker}))
         else:
             require_allowed_draft(draft)
-        return self._write_drafts("remember", [draft], user_id, observed_at, accepted_at)
+        if infer is None:
+            infer = not supersedes and valid_from is None and valid_to is None
+        if not infer:
+            return self._write_drafts("remember", [draft], user_id, observed_at, accepted_at)
+        return self._remember_inferred(draft, user_id, observed_at, accepted_at)
+
+    def _remember_inferred(
+        self,
+        draft: FactDraft,
+        user_id: str,
+        observed_at: datetime | None,
+        accepted_at: datetime,
+    ) -> WriteResult:
+        """``remember`` with ``infer``: the draft's window and supersessions read from its
+        words against its neighbours (``hmem.infer.write``), inside the write's span; a
+        text that only repeats a stored fact corroborates it."""
+        observed = require_aware(observed_at, "observed_at") or accepted_at
+        inferred: list[InferredLink] = []
+
+        def prepare(drafts: list[FactDraft], span: Any) -> list[FactDraft] | WriteResult:
+            [found] = drafts
+            plan = infer_write(
+                self.store,
+                user_id,
+                found.text,
+                observed_at=observed,
+                vector=found.embedding,
+                names=[e.canonical for e in found.entities],
+                k=self.config.neighbours_k,
+                dates=found.valid_from is None and found.valid_to is None,
+                chat=self._chat_client() if self.extraction_configured else None,
+            )
+            span.set(
+                hmem__chat_calls=plan.chat_calls,
+                hmem__neighbours=plan.neighbours,
+                hmem__inferred=len(plan.supersedes),
+                hmem__corroborated=len(plan.corroborate),
+                hmem__infer_ms=round(plan.seconds * 1000, 2),
+            )
+            if plan.corroborate and not plan.supersedes:
+                return self.store.write(
+                    user_id, [], observed_at=observed_at, corroborate=plan.corroborate,
+                    accepted_at=accepted_at,
+                )  # fmt: skip
+            update: dict[str, Any] = {}
+            if found.valid_from is None and found.valid_to is None:
+                update.update(plan.window(observed))
+            named = {t.target_id for t in found.supersedes}
+            fresh = [t for t in plan.supersedes if t.target_id not in named]
+            update["supersedes"] = [*found.supersedes, *fresh]
+            inferred.extend(
+                InferredLink(old_id=t.target_id, reason=t.reason, cue=t.cue or "", score=t.score)
+                for t in fresh
+            )
+            return [_draft(**{**found.model_dump(), **update})]
+
+        result = self._write_drafts(
+            "remember", [draft], user_id, observed_at, accepted_at, prepare=prepare
+        )
+        closed = set(result.superseded)
+        return result.model_copy(
+            update={"inferred": [link for link in inferred if link.old_id in closed]}
+        )
 
     def _check_length(self, text: str, what: str) -> None:
         """Length before the policy: the policy reads every character of a text."""
@@ -450,9 +523,12 @@ class Memory:
         accepted_at: datetime,
         *,
         episode: EpisodeDraft | None = None,
+        prepare: Callable[[list[FactDraft], Any], list[FactDraft] | WriteResult] | None = None,
     ) -> WriteResult:
         """Entities for drafts that name none, vectors for drafts without one (one
-        batch), then one transaction; traced as one span (ids and counts only)."""
+        batch), then one transaction; traced as one span (ids and counts only).
+        ``prepare`` (``remember``'s infer) sees the drafts with their entities and
+        vectors and returns the drafts to write, or a result instead."""
         with self.telemetry.span(operation, user_id=user_id, hmem__facts=len(drafts)) as span:
             drafts = self._with_entities(drafts, user_id)
             missing = [i for i, d in enumerate(drafts) if d.embedding is None]
@@ -466,6 +542,11 @@ class Memory:
                 for i, vector in zip(missing, vectors, strict=True):
                     filled[i] = drafts[i].model_copy(update={"embedding": vector})
                 drafts = filled
+            if prepare is not None:
+                prepared = prepare(list(drafts), span)
+                if isinstance(prepared, WriteResult):
+                    return prepared
+                drafts = prepared
             result = self.store.write(
                 user_id, drafts, observed_at=observed_at, accepted_at=accepted_at, episode=episode
             )

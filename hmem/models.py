@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,7 @@ __all__ = [
     "FactDraft",
     "FactHistory",
     "HistoryStep",
+    "InferredLink",
     "NewFactId",
     "ProfileRecord",
     "SupersedeReason",
@@ -55,6 +56,8 @@ __all__ = [
 ]
 
 Text = Annotated[str, Field(min_length=1)]
+#: How much of the calendar a date read from words names: the value is the period's start.
+Precision = Literal["day", "week", "month", "season", "year", "decade"]
 Id = Annotated[str, Field(min_length=1, max_length=128)]
 # A caller-chosen fact id must stay addressable as one URL path segment
 # (/facts/{id}): no '/', '?', '#', '%', spaces or controls, and not '.' or '..'.
@@ -146,6 +149,7 @@ class SupersedeReason(StrEnum):
     REFINEMENT = "refinement"  # the old fact became imprecise
     RETRACTION = "retraction"  # closed with no successor
     USER_EDIT = "user_edit"  # the user corrected it: it was never true
+    ENDED = "ended"  # it stopped ("passed away", "quit"); the new fact says so, no new value
 
 
 class EntityRef(_Model):
@@ -181,6 +185,9 @@ class SupersedeTarget(_Model):
     target_id: Id
     reason: SupersedeReason = SupersedeReason.CONTRADICTION
     relation: str | None = Field(None, max_length=40, description="the extractor's word, if any")
+    inferred: bool = Field(False, description="read from the words by hmem (remember's infer)")
+    cue: str | None = Field(None, max_length=200, description="the words an inference rests on")
+    score: float | None = Field(None, description="the target's score as a neighbour")
 
     @field_validator("reason")
     @classmethod
@@ -199,6 +206,10 @@ class FactDraft(_Model):
     importance: Annotated[int, Field(ge=1, le=10)] = 5
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    valid_precision: Precision | None = Field(
+        None, description="the period valid_from stands for (day … decade), when read from words"
+    )
+    valid_to_precision: Precision | None = None
     known_from: datetime | None = None
     # Capped like RememberIn's lists, and deduplicated below: a batch line with 20,000
     # copies of one target once stored 20,000 edges and slowed every later search.
@@ -310,6 +321,8 @@ class Fact(_Model):
     speaker: str | None = Field(None, description="who said it (folded), for a chat turn")
     entities: list[str] = Field(default_factory=list)
     close_reason: SupersedeReason | None = None
+    valid_precision: Precision | None = None
+    valid_to_precision: Precision | None = None
 
     @property
     def is_open(self) -> bool:
@@ -334,6 +347,19 @@ class SupersessionLink(_Model):
     reason: SupersedeReason
     at: datetime
     relation: str | None = None
+    inferred: bool = False
+    cue: str | None = None
+    score: float | None = None
+
+
+class InferredLink(_Model):
+    """A supersession ``remember`` read from the words (``infer``): the fact it
+    closed, why, the cue and the neighbour's score."""
+
+    old_id: str
+    reason: SupersedeReason
+    cue: str
+    score: float | None = None
 
 
 class HistoryStep(_Model):
@@ -376,6 +402,9 @@ class WriteResult(_Model):
     related: list[tuple[str, str]] = Field(default_factory=list)
     skipped: int = 0
     refused: list[str] = Field(default_factory=list)
+    inferred: list[InferredLink] = Field(
+        default_factory=list, description="the closures read from the words (infer)"
+    )
     bookmarks: list[str] = Field(
         default_factory=list,
         description="Neo4j's bookmarks of the write: a Memory in another process reads "
@@ -393,6 +422,7 @@ class WriteResult(_Model):
             related=[p for r in results for p in r.related],
             skipped=sum(r.skipped for r in results),
             refused=[k for r in results for k in r.refused],
+            inferred=[i for r in results for i in r.inferred],
             bookmarks=results[-1].bookmarks if results else [],
         )
 

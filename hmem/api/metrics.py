@@ -9,7 +9,8 @@ The dials (names as exported; rates are ratios of counters, taken in PromQL):
 3. injection rate         ``hmem_policy_refusals_total{kind}`` and
                           ``hmem_ignored_source_messages_total`` over ``hmem_write_requests_total``
 4. contradiction rate     ``hmem_supersessions_total{reason=contradiction}`` over
-                          ``hmem_write_ops_total{op=added}``
+                          ``hmem_write_ops_total{op=added}``; of them read from the words
+                          (``remember``'s infer): ``hmem_inferred_closures_total{reason}``
 5. extraction latency     ``hmem_extraction_duration_seconds``
 6. read latency           ``hmem_read_duration_seconds{op}``
 7. correction rate        ``hmem_corrections_total{kind=user_edit|restore|retraction|erase_fact}``
@@ -110,6 +111,12 @@ class Metrics:
         self.supersessions = Counter(
             "hmem_supersessions", "Facts closed by a successor", ["reason"], registry=r
         )
+        self.inferred_closures = Counter(
+            "hmem_inferred_closures",
+            "Facts closed by a text write's words (remember's infer), by reason",
+            ["reason"],
+            registry=r,
+        )
         self.extraction_seconds = Histogram(
             "hmem_extraction_duration_seconds",
             "Time from an accepted session to its facts written",
@@ -155,6 +162,11 @@ class Metrics:
         for reason in result.superseded_reasons.values():
             self.supersessions.labels(reason).inc()
         self.extraction_seconds.observe(result.total_seconds)
+
+    def count_inferred(self, result: WriteResult) -> None:
+        """The closures a text write read from its words (``remember``'s infer)."""
+        for link in result.inferred:
+            self.inferred_closures.labels(link.reason.value).inc()
 
     def count_write(self, path: str, result: WriteResult, reasons: dict[str, str]) -> None:
         """Record one write: its operation mix and, per superseded id, why."""

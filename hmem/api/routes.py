@@ -124,9 +124,13 @@ def remember(user_id: UserId, body: RememberIn, who: Caller, request: Request) -
             source=body.source,
             fact_id=body.id,
             speaker=body.speaker,
+            infer=body.infer,
         ),
     )
-    _metrics(request).count_write("remember", result, _reasons(body.supersedes, body.reason))
+    reasons = _reasons(body.supersedes, body.reason)
+    reasons.update({link.old_id: link.reason.value for link in result.inferred})
+    _metrics(request).count_write("remember", result, reasons)
+    _metrics(request).count_inferred(result)
     return result
 
 

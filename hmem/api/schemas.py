@@ -97,6 +97,13 @@ class RememberIn(_In):
         description="who said it, for a chat turn (stored folded: casefold, single spaces; "
         "blank is none): a question that names the speaker ranks the turn higher",
     )
+    infer: bool | None = Field(
+        None,
+        description='read time from the words: the window ("since 2019", "last month") '
+        "and the current facts the text changes (closed by inferred SUPERSEDES edges). "
+        "null: infer when neither supersedes nor valid_from/valid_to is given; false: "
+        "store exactly as given",
+    )
 
 
 MAX_BATCH_FACTS = 2000

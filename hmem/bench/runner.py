@@ -51,6 +51,8 @@ class RunOptions:
     add_sessions: int = 5
     graphiti_questions: int | None = 40  # per conversation: graphiti's search is slow here
     max_questions: int | None = None
+    plain_text: bool = True  # BEAM and LoCoMo written as text only (hmem.bench.plain_text)
+    plain_text_conversations: int = 1
     command: str = "hmem bench run"
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -372,6 +374,17 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
             }
         else:
             gaps.append(f"BEAM data not found at {options.beam}: skipped.")
+
+        # -- plain text: the data as text only, inference off and on (issue 33) ---------
+        if options.plain_text and options.beam is not None and options.beam.is_file():
+            from hmem.bench import plain_text
+
+            print("plain text: BEAM and LoCoMo as text only, infer off/on", file=sys.stderr)
+            results["plain_text"] = {"beam": plain_text.beam_text(memory, options.beam, embedder)}
+            if options.locomo is not None and options.locomo.is_file():
+                results["plain_text"]["locomo"] = plain_text.locomo_text(
+                    memory, options.locomo, embedder, options.plain_text_conversations
+                )
 
         speed_out["neo4j_memory"] = speed.neo4j_memory(
             memory._driver, config.neo4j_database, neo4j_home

@@ -28,7 +28,7 @@ from hmem.errors import (
     ValidationError,
 )
 from hmem.graph._base import VECTOR_SET_PROCEDURE, new_id, user_ref
-from hmem.graph._records import check_user_id, native, to_fact, unpacked
+from hmem.graph._records import FULLTEXT_LAG, check_user_id, native, to_fact, unpacked
 from hmem.graph.imported import ImportData
 from hmem.graph.userdata import UserData
 from hmem.models import (
@@ -79,6 +79,8 @@ def _fact_row(
         "known_from": _position(times, row["known_from"]),
         "source": draft.source,
         "speaker": draft.speaker,
+        "valid_precision": draft.valid_precision,
+        "valid_to_precision": draft.valid_to_precision,
         "embedding": None if bytes_only else draft.embedding,
         "packed": None if vector is None or not bytes_only else vector.astype("<f4").tobytes(),
         "entities": list(entities.values()),
@@ -283,6 +285,9 @@ class GraphStore(UserData, ImportData):
                         "reason": target.reason.value,
                         "at": row["known_from"],
                         "relation": target.relation,
+                        "inferred": target.inferred,
+                        "cue": target.cue,
+                        "score": target.score,
                     }
                 )
                 prior = closes.get(target.target_id)
@@ -457,6 +462,17 @@ class GraphStore(UserData, ImportData):
                 if row["packed"] is not None:
                     row["embedding"] = unpacked(row["packed"])
                 del row["packed"]
+        return [native(r) for r in rows]
+
+    def infer_neighbours(
+        self, user_id: str, *, names: list[str], lucene: str | None, k: int = 10
+    ) -> list[dict[str, Any]]:
+        """This user's open facts naming the entities ``names`` (canonical) or matching
+        ``lucene`` (a fulltext query that starts with ``lucene_prefix``), best first."""
+        user_id = check_user_id(user_id)
+        if lucene is not None:  # this process's last writes must be in the index
+            FULLTEXT_LAG.settle(self._driver, self._database)
+        rows = self._read("infer_neighbours", user_id=user_id, names=names, lucene=lucene, k=k)
         return [native(r) for r in rows]
 
     def episode_facts(self, user_id: str, episode_id: str) -> list[str] | None:

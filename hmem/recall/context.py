@@ -26,6 +26,7 @@ _VERB = {
     SupersedeReason.REFINEMENT: "refined",
     SupersedeReason.USER_EDIT: "corrected",
     SupersedeReason.RETRACTION: "retracted",
+    SupersedeReason.ENDED: "ended",
 }
 
 

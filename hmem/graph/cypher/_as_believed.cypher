@@ -8,4 +8,6 @@ f {.id, .user_id, .text, .category, .importance, .hash, .valid_from,
    .known_from,
    known_to: CASE WHEN unseen THEN null ELSE f.known_to END,
    .ingested_at, .last_used_at, .corroborations, .source, .speaker,
-   close_reason: CASE WHEN unseen THEN null ELSE f.close_reason END}
+   close_reason: CASE WHEN unseen THEN null ELSE f.close_reason END,
+   .valid_precision,
+   valid_to_precision: CASE WHEN unseen THEN null ELSE f.valid_to_precision END}

@@ -17,7 +17,8 @@ OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity {user_id: $user_id})
 WITH f, $believed_at IS NOT NULL AND f.known_to > $believed_at AS unseen,
      collect(DISTINCT e.name) AS entities,
      collect(DISTINCT CASE WHEN r IS NULL THEN null
-             ELSE {old_id: o.id, reason: r.reason, at: r.at, relation: r.relation} END) AS links
+             ELSE {old_id: o.id, reason: r.reason, at: r.at, relation: r.relation,
+                   inferred: coalesce(r.inferred, false), cue: r.cue, score: r.score} END) AS links
 RETURN
 //include as_believed
   AS fact, entities, links

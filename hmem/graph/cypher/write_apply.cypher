@@ -54,7 +54,8 @@ CALL (indexed, clashes) {
     valid_from: $times[x.valid_from], valid_to: $times[x.valid_to],
     known_from: $times[x.known_from], known_to: null,
     ingested_at: $now, last_used_at: null,
-    corroborations: 1, source: x.source, speaker: x.speaker
+    corroborations: 1, source: x.source, speaker: x.speaker,
+    valid_precision: x.valid_precision, valid_to_precision: x.valid_to_precision
   })
   FOREACH (_ IN CASE WHEN indexed THEN [1] ELSE [] END | SET f:IndexedFact)
   WITH f, x, indexed
@@ -81,12 +82,15 @@ CALL (indexed, clashes) {
 }
 CALL () {
   // new -[:SUPERSEDES]-> old: MERGE, so a pair never has two edges however often a
-  // write names it (FactDraft dedupes a draft's targets; this holds for any caller)
+  // write names it (FactDraft dedupes a draft's targets; this holds for any caller).
+  // inferred (read from the words), its cue and the old fact's score as a neighbour
+  // explain a closure hmem decided itself
   UNWIND $links AS l
   MATCH (n:Fact {user_id: $user_id, id: l.new_id}) USING INDEX n:Fact(user_id, id)
   MATCH (o:Fact {user_id: $user_id, id: l.old_id}) USING INDEX o:Fact(user_id, id)
   MERGE (n)-[s:SUPERSEDES]->(o)
-    ON CREATE SET s.reason = l.reason, s.at = l.at, s.relation = l.relation
+    ON CREATE SET s.reason = l.reason, s.at = l.at, s.relation = l.relation,
+                  s.inferred = l.inferred, s.cue = l.cue, s.score = l.score
   RETURN count(*) AS linked
 }
 CALL () {

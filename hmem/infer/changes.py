@@ -1,0 +1,436 @@
+"""Changes from the words, without a model: does a new sentence replace, refine,
+correct or end a stored fact, confirm it, or leave it alone?
+
+Each sentence is read into a ``Claim``: whose it is (the subject: the user, "tom",
+"user.sister", …), which slot it fills (where they live, who employs them, how many
+kids they have, …; the ``SLOTS`` table), the value, and its cues (an addition: "too",
+"also"; a correction: "actually"; an ending: "passed away", "broke up", "quit").
+``decide`` compares a new claim with a stored one, then the seed-002 table maps the
+relation to the operation (``hmem.extract.relations.POLICY``; an ending closes with no
+new value, reason ``ended``). Conservative by design: another subject, an addition, a
+slot the words do not name, or a pronoun whose owner is unknown closes nothing.
+
+The subject comes from spaCy's dependency parse (the trained English pipeline, when
+installed; ``parser_pipeline``); the slots and cues are patterns over the text and
+spaCy's lemmas.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from hmem.models import SupersedeReason
+from hmem.nlp import TRAINED_PIPELINES
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+__all__ = [
+    "SLOTS",
+    "SLOT_WORDS",
+    "Claim",
+    "Decision",
+    "decide",
+    "parser_pipeline",
+    "read_claims",
+    "slot_words",
+    "states_newer_value",
+]
+
+_WORD = r"[A-Z][\w&'-]*"
+_NAME = rf"(?P<v>(?:the\s+)?{_WORD}(?:\s+(?:(?:of|de|la|and)\s+)?{_WORD})*)\b"
+_NUMBER = (
+    r"(?P<v>\d+|no|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"a couple of)"
+)
+
+#: slot → (patterns whose group ``v`` is the value, single-valued?). A single-valued
+#: slot holds one value at a time: a new value replaces the old one.
+SLOTS: dict[str, tuple[tuple[str, ...], bool]] = {
+    "residence": (
+        (
+            rf"\b(?:live|lives|living|lived|reside[sd]?|residing|settled|based|staying)\s+"
+            rf"(?:now\s+)?in\s+{_NAME}",
+            rf"\b(?:move|moves|moved|moving|relocated?|relocating|emigrated|went back)\s+"
+            rf"(?:\w+\s+){{0,6}}?to\s+{_NAME}",
+            rf"\bhome\s+(?:is|is now)\s+(?:in\s+)?{_NAME}",
+        ),
+        True,
+    ),
+    "employer": (
+        (
+            rf"\b(?:work|works|working|worked)\s+(?:now\s+)?(?:at|for)\s+{_NAME}",
+            rf"\b(?:job|position|role|internship)\s+(?:\w+\s+){{0,3}}?(?:at|with)\s+{_NAME}",
+            rf"\b(?:joined|join|joining|hired by|employed by|employed at|started at)\s+{_NAME}",
+            rf"\b(?:started|starting|began)\s+(?:\w+\s+){{0,4}}?at\s+{_NAME}",
+        ),
+        True,
+    ),
+    "occupation": (
+        (r"\b(?:work|works|working|worked|job)\s+as\s+(?:an?\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)",),
+        True,
+    ),
+    "partner": (
+        (
+            rf"\b(?:dating|married to|engaged to|seeing|in a relationship with|going out with)"
+            rf"\s+{_NAME}",
+            rf"\b(?:girlfriend|boyfriend|partner|wife|husband|fianc[ée]e?)(?:'s name)?\s*"
+            rf"(?:is|,|named|called)\s+{_NAME}",
+        ),
+        True,
+    ),
+    "diet": (
+        (
+            r"\b(?:am|is|are|'m|became|become|went|gone|now)\s+(?:a\s+)?(?:fully\s+)?"
+            r"(?P<v>vegetarian|vegan|pescatarian|carnivore|omnivore|keto|gluten-free)",
+        ),
+        True,
+    ),
+    "age": (
+        (
+            r"\b(?:am|is|'m|'s|turned)\s+(?P<v>\d{1,3})\s+years?\s+old\b",
+            r"\bturned\s+(?P<v>\d{1,3})\b",
+            r"(?:^|\bI am|\bI'm)\s+(?P<v>\d{1,3})\s*[.!]?$",
+        ),
+        True,
+    ),
+    "count": ((rf"\b(?:have|has|'ve|got|own|owns)\s+(?:now\s+)?{_NUMBER}\s+(?P<n>[a-z]+)",), True),
+    "favourite": (
+        (r"\bfavou?rite\s+(?P<n>[a-z]+(?:\s+[a-z]+)?)\s+is\s+(?:now\s+)?(?P<v>[\w' -]+)",),
+        True,
+    ),
+    "car": (
+        (r"\b(?:drive|drives|driving)\s+(?:an?\s+)?(?P<v>[A-Z][\w-]+(?:\s+[A-Z0-9][\w-]*)*)",),
+        True,
+    ),
+}
+
+#: Words that state each slot: a text that fills a slot also asks the full-text index
+#: for them, so "I started a job at Stripe" finds "I work at Google" with no vector.
+SLOT_WORDS = {
+    "residence": ("live", "lives", "moved", "home", "based"),
+    "employer": ("work", "works", "job", "joined", "employed"),
+    "occupation": ("work", "works", "job"),
+    "partner": ("dating", "married", "girlfriend", "boyfriend", "partner", "wife", "husband"),
+    "diet": ("vegetarian", "vegan", "pescatarian", "meat"),
+    "age": ("years", "old", "age"),
+    "car": ("drive", "car"),
+}
+
+_ADD = re.compile(
+    r"\b(?:too|also|as well|another|in addition|additionally|second|both|besides|"
+    r"as a side|on the side|added)\b",
+    re.IGNORECASE,
+)
+_CORRECT = re.compile(
+    r"\b(?:actually|correction|i meant|i misspoke|mistake|that was wrong|not true|"
+    r"to correct|wrongly|in fact|rather than)\b|,\s*not\s+\w+",
+    re.IGNORECASE,
+)
+_END = re.compile(
+    r"\b(?:pass(?:ed)? away|died|dies|put down|broke up|break up|split up|divorced|"
+    r"quit|resigned|left|retired|no longer|not anymore|n't \w+ anymore|stopped|gave up|"
+    r"ended|sold|lost|moved out|got fired|was fired|laid off|graduated)\b",
+    re.IGNORECASE,
+)
+_NOW = re.compile(r"\b(?:now|currently|these days|nowadays|new)\b", re.IGNORECASE)
+_STOP = frozenset(
+    re.findall(
+        r"\w+",
+        "i me my mine we our you your he she his her they their it its the a an and or of "
+        "in on at to for from with is am are was were be been being have has had do does "
+        "did not no now also too very this that these those there here just so but as by",
+    )
+)
+_PRONOUNS = {"i": "user", "we": "user", "me": "user"}
+_THIRD = frozenset({"he", "she", "they", "it", "him", "her", "them", "this", "that"})
+_NUMBERS = {
+    "no": 0, "zero": 0, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4,
+    "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
+    "twelve": 12, "a couple of": 2,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What one sentence states, as far as the rules can tell."""
+
+    text: str
+    subject: str | None  # "user", "maya", "user.sister", "tom.sister"; None: unknown
+    slot: str | None = None
+    value: str | None = None
+    added: bool = False  # "too", "also": alongside, not instead
+    corrects: str | None = None  # the cue of a correction
+    ends: str | None = None  # the cue of an ending
+    now: bool = False
+    words: frozenset[str] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """``supersede`` (with ``reason``) or ``noop`` (the stored fact says the same)."""
+
+    op: str
+    reason: SupersedeReason | None
+    cue: str
+
+
+_loading = threading.Lock()
+
+
+def parser_pipeline() -> Language | None:
+    """The trained English pipeline with its parser and lemmatizer (no NER), loaded
+    once per process; None when none is installed (the rules then read the subject from
+    the words alone)."""
+    with _loading:
+        return _load_parser()
+
+
+@functools.cache
+def _load_parser() -> Language | None:
+    import spacy
+
+    for name in TRAINED_PIPELINES:
+        if importlib.util.find_spec(name) is not None:
+            return spacy.load(name, exclude=["ner"])
+    return None
+
+
+def _subject_from_parse(doc: Doc) -> str | None:
+    for token in doc:
+        if token.dep_ not in ("nsubj", "nsubjpass") or token.head.dep_ not in ("ROOT", "conj"):
+            continue
+        lower = token.lower_
+        if lower in _PRONOUNS:
+            return _PRONOUNS[lower]
+        if lower in _THIRD:
+            return None
+        owners = [c for c in token.children if c.dep_ == "poss"]
+        if owners:
+            owner = owners[0].lower_
+            whose = _PRONOUNS.get(owner, "user" if owner == "my" else owner)
+            if owner in _THIRD or owner in ("his", "her", "their", "its"):
+                return None
+            return f"{whose}.{token.lemma_.lower()}"
+        if token.pos_ == "PROPN":
+            parts = [c.lower_ for c in token.lefts if c.dep_ == "compound"] + [lower]
+            return " ".join(parts)
+        return f"?{token.lemma_.lower()}"  # "the company", "my job": no person named
+    return None
+
+
+_SUBJECT = re.compile(
+    r"^(?i:(?:actually|so|well|correction|update|btw|news|big news|oh)[,:!]?\s+)*"
+    r"(?:(?P<i>(?i:i|we))\b|(?P<my>(?i:my))\s+(?P<rel>[a-z]+)\b|"
+    r"(?P<owner>[A-Z]\w+)'s\s+(?P<orel>[a-z]+)\b|(?P<name>[A-Z]\w+(?:\s+[A-Z]\w+)?)\b)"
+)
+
+
+def _subject_from_words(text: str) -> str | None:
+    m = _SUBJECT.match(text.strip())
+    if m is None:
+        return None
+    if m.group("i"):
+        return "user"
+    if m.group("my"):
+        return f"user.{m.group('rel').lower().rstrip('s')}"
+    if m.group("owner"):
+        return f"{m.group('owner').lower()}.{m.group('orel').lower()}"
+    name = m.group("name").lower()
+    return None if name in _THIRD else name
+
+
+def _slot(text: str) -> tuple[str | None, str | None]:
+    for slot, (patterns, _) in SLOTS.items():
+        for pattern in patterns:
+            m = re.search(pattern, text, flags=0 if "[A-Z]" in pattern else re.IGNORECASE)
+            if m is None:
+                continue
+            value = " ".join(m.group("v").split()).strip(" .,;'").lower()
+            value = value.removeprefix("the ")
+            if slot == "count":
+                noun = m.group("n").lower()
+                if noun.endswith("s") and len(noun) > 3:
+                    noun = noun[:-1]
+                return f"count:{noun}", str(_NUMBERS.get(value, value))
+            if slot == "favourite":
+                return f"favourite:{m.group('n').lower()}", value
+            return slot, value
+    return None, None
+
+
+def states_newer_value(old: str, rival: str) -> bool | None:
+    """Whether ``rival`` states a value of the slot ``old`` fills, for the same subject,
+    read from the words alone (no parse: the read path calls it). None when the words
+    of ``old`` name no slot: the rules cannot tell."""
+    slot, value = _slot(old)
+    if slot is None:
+        return None
+    other, other_value = _slot(rival)
+    subject = _subject_from_words(old)
+    return (
+        other == slot
+        and other_value != value
+        and subject is not None
+        and subject == _subject_from_words(rival)
+    )
+
+
+def _words(text: str) -> frozenset[str]:
+    tokens = re.findall(r"[a-z][a-z'-]+", text.lower())
+    return frozenset(t.rstrip("'s") for t in tokens if t not in _STOP and len(t) > 2)
+
+
+# Claims of texts read lately: a write's neighbours are mostly the last writes'
+# neighbours, so each stored fact is parsed about once, not once per write.
+_CACHE: dict[str, Claim] = {}
+_CACHE_SIZE = 4096
+_cache_lock = threading.Lock()
+# A parse reads the start of a long text only: the subject comes first, and a chat
+# message of thousands of characters costs the parser ~100 times a fact's time.
+PARSE_CHARS = 400
+
+
+def read_claims(texts: list[str]) -> list[Claim]:
+    """Each text's claim: the subject from the parse (or the words), the slot and value
+    from ``SLOTS``, the cues."""
+    with _cache_lock:
+        known = {t: _CACHE[t] for t in texts if t in _CACHE}
+    fresh = list(dict.fromkeys(t for t in texts if t not in known))
+    if fresh:
+        made = dict(zip(fresh, _read(fresh), strict=True))
+        with _cache_lock:
+            for text, claim in made.items():
+                if len(_CACHE) >= _CACHE_SIZE:
+                    _CACHE.pop(next(iter(_CACHE)))
+                _CACHE[text] = claim
+        known.update(made)
+    return [known[t] for t in texts]
+
+
+def _read(texts: list[str]) -> list[Claim]:
+    nlp = parser_pipeline()
+    docs = (
+        list(nlp.pipe(t[:PARSE_CHARS] for t in texts)) if nlp is not None else [None] * len(texts)
+    )
+    out = []
+    for text, doc in zip(texts, docs, strict=True):
+        subject = _subject_from_parse(doc) if doc is not None else _subject_from_words(text)
+        if doc is not None and subject is None and not any(t.dep_ == "nsubj" for t in doc):
+            subject = _subject_from_words(text)
+        lemmas = (
+            frozenset(t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop)
+            if doc is not None
+            else _words(text)
+        )
+        slot, value = _slot(text)
+        corrects = _CORRECT.search(text)
+        ends = _END.search(text)
+        if ends is not None and doc is not None and " " not in ends.group(0).strip():
+            # "left" or "sold" must be the verb ("my left knee", "the sold-out show" end
+            # nothing)
+            span = doc.char_span(ends.start(), ends.end(), alignment_mode="expand")
+            if span is None or not any(t.pos_ in ("VERB", "AUX") for t in span):
+                ends = None
+        out.append(
+            Claim(
+                text=text,
+                subject=subject,
+                slot=slot,
+                value=value,
+                added=_ADD.search(text) is not None,
+                corrects=corrects.group(0).strip(", ") if corrects else None,
+                ends=ends.group(0) if ends else None,
+                now=_NOW.search(text) is not None,
+                words=lemmas | _words(text),
+            )
+        )
+    return out
+
+
+def slot_words(claim: Claim) -> list[str]:
+    """The words of the claim's slot (and of the slot an ending names) for the
+    full-text neighbours; a count's noun, a favourite's kind."""
+    slots = {claim.slot.split(":")[0]} if claim.slot else set()
+    if claim.ends:
+        slots |= {_ENDED_SLOT[w] for w in claim.words if w in _ENDED_SLOT}
+    words = [w for s in sorted(slots) for w in SLOT_WORDS.get(s, ())]
+    if claim.slot and ":" in claim.slot:
+        words.append(claim.slot.split(":", 1)[1])
+    return words
+
+
+def _owner(claim: Claim) -> str | None:
+    if claim.subject is None or claim.subject.startswith("?"):
+        return None
+    return claim.subject.split(".")[0]
+
+
+def _overlap(a: Claim, b: Claim) -> set[str]:
+    """Content words both share (names, nouns): what an ending must name of the fact
+    it ends ("Rex", "marathon", "Google")."""
+    return set(a.words & b.words) - {"user", "year", "week", "month", "day", "today", "now"}
+
+
+# An ending that names no value still names its slot: "I quit my job" ends the employer.
+_ENDED_SLOT = {
+    "job": "employer", "work": "employer", "company": "employer",
+    "girlfriend": "partner", "boyfriend": "partner", "relationship": "partner",
+    "wife": "partner", "husband": "partner", "partner": "partner",
+}  # fmt: skip
+
+
+def _ending(new: Claim, old: Claim) -> Decision | None:
+    """``new`` says something ended ("passed away", "broke up", "quit"): it ends the
+    stored fact of the same owner that names the same thing, never one of someone else."""
+    assert new.ends is not None
+    if old.ends is not None or _owner(new) is None or _owner(new) != _owner(old):
+        return None
+    if new.slot is not None and new.slot == old.slot and new.subject == old.subject:
+        if new.value == old.value or (old.value and old.value in new.text.lower()):
+            return Decision("supersede", SupersedeReason.ENDED, new.ends)
+        return None  # a new value of the slot: a change, decided by the caller
+    if (
+        new.subject == old.subject
+        and old.slot is not None
+        and any(_ENDED_SLOT.get(w) == old.slot for w in new.words)
+    ):
+        return Decision("supersede", SupersedeReason.ENDED, new.ends)
+    if new.subject == old.subject and old.value and old.value in new.text.lower():
+        return Decision("supersede", SupersedeReason.ENDED, new.ends)  # "broke up with Alex"
+    shared = _overlap(new, old) - _words(new.ends)
+    named = old.words - {"user", "now"}
+    # the ending must name much of what the stored fact is about (its pet's name and
+    # kind, the marathon it trained for), not share a word in passing
+    if shared and len(shared) >= 0.4 * len(named):
+        return Decision("supersede", SupersedeReason.ENDED, new.ends)
+    return None
+
+
+def decide(new: Claim, old: Claim) -> Decision | None:
+    """What ``new`` does to the stored ``old``: None leaves it alone."""
+    if new.added and not new.corrects:
+        return None  # "I started playing padel too": alongside, not instead
+    if new.ends:
+        ended = _ending(new, old)
+        if ended is not None or new.slot is None or new.slot != old.slot:
+            return ended
+    if new.subject is None or new.subject != old.subject or _owner(new) is None:
+        return None  # "Tom's sister moved to Madrid" changes nothing of the user's
+    if new.slot is None or new.slot != old.slot:
+        return None
+    if not SLOTS[new.slot.split(":")[0]][1]:
+        return None
+    if new.value == old.value:
+        return Decision("noop", None, f"{new.slot}: {new.value}")
+    if new.corrects:
+        return Decision("supersede", SupersedeReason.USER_EDIT, new.corrects)
+    if old.value and new.value and old.value in new.value and len(new.value) > len(old.value):
+        return Decision("supersede", SupersedeReason.REFINEMENT, f"{new.slot}: {new.value}")
+    return Decision("supersede", SupersedeReason.CONTRADICTION, f"{new.slot}: {new.value}")

@@ -1,0 +1,169 @@
+"""A plain-text write that keeps time (``Memory.remember(..., infer=...)``): the world
+window from the words (``dates``), then the user's current facts it may change (vector,
+entity and full-text neighbours, about ten) and, per neighbour, supersede with a reason,
+corroborate, or leave alone (``changes``). Nothing is deleted: a closure is a
+SUPERSEDES edge marked ``inferred`` with its cue and the neighbour's score, one
+``restore`` away."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from hmem._text import fact_hash
+from hmem.errors import HmemError
+from hmem.graph.search import lucene_prefix
+from hmem.graph.store import GraphStore
+from hmem.infer.changes import Claim, Decision, decide, read_claims, slot_words
+from hmem.infer.dates import Interval, read_interval
+from hmem.infer.model import judge
+from hmem.models import SupersedeTarget
+from hmem.recall.query import lucene_query
+
+__all__ = ["InferredWrite", "infer_write", "neighbours"]
+
+_ONGOING = re.compile(
+    r"\b(?:is|am|are|'s|'m|'re)\s+(?:still\s+|currently\s+|now\s+)?(?!going\b)\w+ing\b",
+    re.IGNORECASE,
+)
+
+#: Longer texts are messages, not statements: no change is read from them (a fact of the
+#: extractor has at most 80 words).
+MAX_STATEMENT_WORDS = 60
+
+# An unknown start before a known end ("I lived in Paris until 2012"): true since some
+# time nobody said, so the window opens at the calendar's start, with no precision.
+UNKNOWN_START = datetime(1, 1, 1, tzinfo=UTC)
+
+
+@dataclass
+class InferredWrite:
+    """What the words of one write say: its window, the facts it closes (as
+    ``supersedes`` targets marked inferred), the ones it only confirms."""
+
+    interval: Interval
+    supersedes: list[SupersedeTarget] = field(default_factory=list)
+    corroborate: list[str] = field(default_factory=list)
+    neighbours: int = 0
+    seconds: float = 0.0
+    chat_calls: int = 0
+    model_error: str | None = None
+    claim: Claim | None = None
+
+    def window(self, observed_at: datetime) -> dict[str, Any]:
+        """``valid_from`` / ``valid_to`` and their precisions for the draft."""
+        span = self.interval
+        start, start_p = span.valid_from, span.from_precision
+        if start is None and span.valid_to is not None and span.valid_to < observed_at:
+            start, start_p = UNKNOWN_START, None
+        return {
+            "valid_from": start,
+            "valid_to": span.valid_to,
+            "valid_precision": start_p,
+            "valid_to_precision": span.to_precision,
+        }
+
+
+def neighbours(
+    store: GraphStore,
+    user_id: str,
+    text: str,
+    vector: Sequence[float] | None,
+    names: Sequence[str],
+    k: int = 10,
+    extra_words: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """The user's open facts the write may change, best first: the ``k`` vector
+    neighbours, then those that name its entities or share its words (or
+    ``extra_words``: its slot's)."""
+    found: dict[str, dict[str, Any]] = {}
+    if vector is not None:
+        for row in store.neighbours(user_id, vector, k=k):
+            found[row["id"]] = {"id": row["id"], "text": row["text"], "score": row["score"]}
+    words = lucene_query(" ".join([text, *extra_words]))
+    lucene = f"{lucene_prefix(user_id)}({words})" if words else None
+    rows = store.infer_neighbours(user_id, names=list(names), lucene=lucene, k=k)
+    for row in rows:
+        if row["id"] not in found:
+            found[row["id"]] = {"id": row["id"], "text": row["text"], "score": row["score"]}
+    ranked = sorted(found.values(), key=lambda r: -float(r["score"] or 0.0))
+    return ranked[: k + k // 2]
+
+
+def infer_write(
+    store: GraphStore,
+    user_id: str,
+    text: str,
+    *,
+    observed_at: datetime,
+    vector: Sequence[float] | None,
+    names: Sequence[str],
+    k: int = 10,
+    dates: bool = True,
+    chat: Any | None = None,
+) -> InferredWrite:
+    """Read ``text``'s window and its changes to the user's current facts: by the rules
+    (``changes``), or with ``chat`` (a configured model) by one structured call for
+    all the neighbours (``model.judge``; none when there is no neighbour)."""
+    started = time.perf_counter()
+    interval = read_interval(text, observed_at) if dates else Interval()
+    if (
+        interval.valid_from is not None
+        and interval.valid_to is None
+        and interval.valid_from > observed_at
+        and _ONGOING.search(text)
+    ):
+        # "Maya is training for the Berlin Marathon in September": true now; the date is
+        # the event's it is for, not when the training starts
+        interval = Interval(cue=interval.cue)
+    if text.rstrip().endswith("?") or len(text.split()) > MAX_STATEMENT_WORDS:
+        # a question states nothing; a long chat message is not one statement: its words
+        # are read for dates only
+        result = InferredWrite(interval=interval)
+        result.seconds = time.perf_counter() - started
+        return result
+    [new] = read_claims([text])
+    near = neighbours(store, user_id, text, vector, names, k, slot_words(new))
+    result = InferredWrite(interval=interval, neighbours=len(near), claim=new)
+    if near:
+        olds = read_claims([row["text"] for row in near])
+        judged: dict[str, Decision] | None = None
+        if chat is not None:
+            result.chat_calls = 1
+            try:
+                judged, _ = judge(chat, text, near, observed_at)
+            except HmemError as exc:  # the write must not fail for its judge: the rules
+                result.model_error = type(exc).__name__
+        for row, old in zip(near, olds, strict=True):
+            decision = decide(new, old) if judged is None else judged.get(row["id"])
+            if decision is None:
+                continue
+            score = round(float(row["score"] or 0.0), 4)
+            if decision.op == "noop":
+                # an exact repeat is the store's to skip; a near one is corroborated
+                if fact_hash(row["text"]) != fact_hash(text) and _same_words(new, old):
+                    result.corroborate.append(row["id"])
+                continue
+            assert decision.reason is not None
+            result.supersedes.append(
+                SupersedeTarget(
+                    target_id=row["id"],
+                    reason=decision.reason,
+                    inferred=True,
+                    cue=decision.cue[:200],
+                    score=score,
+                )
+            )
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _same_words(a: Claim, b: Claim) -> bool:
+    """Near the same sentence (the stored fact is confirmed, nothing is added): most
+    content words shared."""
+    union = a.words | b.words
+    return bool(union) and len(a.words & b.words) / len(union) >= 0.6

@@ -1,0 +1,112 @@
+"""Changes read from the words (hmem.infer.changes), the MCP line of a replaced fact,
+and the /metrics counter of inferred closures: no Neo4j."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from hmem.api.metrics import Metrics
+from hmem.infer.changes import decide, read_claims
+from hmem.mcp_server import format_hit
+from hmem.models import (
+    Fact,
+    HistoryStep,
+    InferredLink,
+    SupersedeReason,
+    SupersessionLink,
+    WriteResult,
+)
+from hmem.recall.models import Hit
+
+R = SupersedeReason
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "reason"),
+    [
+        (
+            "Maya moved from Paris to Berlin in October 2026.",
+            "Maya lives in Paris.",
+            R.CONTRADICTION,
+        ),
+        ("I started a new job at Stripe in March 2026.", "I work at Google.", R.CONTRADICTION),
+        ("I have three kids now.", "I have two kids.", R.CONTRADICTION),
+        ("I am now pescatarian.", "I am vegetarian.", R.CONTRADICTION),
+        ("Actually, I have three kids, not two.", "I have two kids.", R.USER_EDIT),
+        ("My dog Rex passed away last week.", "I have a dog named Rex.", R.ENDED),
+        ("I broke up with Alex.", "I am dating Alex.", R.ENDED),
+        ("I quit my job.", "I work at Google.", R.ENDED),
+        ("I moved to Kreuzberg Berlin.", "I live in Berlin.", R.REFINEMENT),
+    ],
+)
+def test_changes_that_close(new: str, old: str, reason: SupersedeReason) -> None:
+    a, b = read_claims([new, old])
+    decision = decide(a, b)
+    assert decision is not None and decision.op == "supersede", (new, old)
+    assert decision.reason is reason and decision.cue
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("Tom's sister moved to Madrid.", "I live in Paris."),
+        ("My sister moved to Madrid.", "I live in Paris."),
+        ("My sister quit her job.", "I work at Google."),
+        ("I started playing padel too.", "I play tennis every week."),
+        ("I also work at a bar on weekends.", "I work at Google."),
+        ("We adopted a puppy called Bella.", "I have a dog named Rex."),
+        ("I have a meeting on Friday.", "I have a meeting tomorrow."),
+        ("She moved to Rome.", "I live in Paris."),
+    ],
+)
+def test_changes_that_close_nothing(new: str, old: str) -> None:
+    a, b = read_claims([new, old])
+    decision = decide(a, b)
+    assert decision is None or decision.op == "noop", (new, old, decision)
+
+
+def test_the_same_value_is_a_noop() -> None:
+    a, b = read_claims(["Maya is vegetarian.", "Maya is vegetarian."])
+    decision = decide(a, b)
+    assert decision is not None and (decision.op, decision.reason) == ("noop", None)
+
+
+def _fact(fid: str, text: str, start: datetime, **kw: object) -> Fact:
+    return Fact(
+        id=fid, user_id="u", text=text, category="semantic", importance=5, hash=fid,
+        valid_from=start, known_from=start, ingested_at=start, **kw,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def test_mcp_recall_names_the_replacement_and_the_predecessor() -> None:
+    t0, t1 = datetime(2025, 1, 14, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC)
+    old = _fact("london", "Maya lives in London.", t0, valid_to=t1, known_to=t1)
+    new = _fact("paris", "Maya moved to Paris.", t1)
+    link = SupersessionLink(new_id="paris", old_id="london", reason=R.CONTRADICTION, at=t1)
+    replaced = Hit(fact=old, score=1.0, parts={}, successors=[HistoryStep(fact=new, link=link)])
+    line = format_hit(replaced)
+    assert "[contradiction on 2026-03-01 by: [paris] Maya moved to Paris." in line
+    assert "until 2026-03-01" in line
+    current = Hit(fact=new, score=1.0, parts={}, predecessors=[HistoryStep(fact=old, link=link)])
+    assert (
+        "replaced on 2026-03-01: [london] Maya lives in London. "
+        "(true since 2025-01-14 until 2026-03-01)" in format_hit(current)
+    )
+
+
+def test_metrics_count_inferred_closures_by_reason() -> None:
+    metrics = Metrics()
+    result = WriteResult(
+        added=["n"],
+        superseded=["a", "b"],
+        inferred=[
+            InferredLink(old_id="a", reason=R.CONTRADICTION, cue="residence: berlin", score=0.8),
+            InferredLink(old_id="b", reason=R.ENDED, cue="passed away"),
+        ],
+    )
+    metrics.count_inferred(result)
+    value = metrics.registry.get_sample_value
+    assert value("hmem_inferred_closures_total", {"reason": "contradiction"}) == 1.0
+    assert value("hmem_inferred_closures_total", {"reason": "ended"}) == 1.0

@@ -1,0 +1,63 @@
+"""Dates read from the words (hmem.infer.dates) and the date corpus' score."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from hmem.infer.dates import read_interval
+from hmem.infer.dates_eval import load, main, score
+
+SAID = datetime(2026, 5, 20, 14, 30, tzinfo=UTC)
+
+
+def _day(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def test_month_precision_is_kept_never_a_day() -> None:
+    found = read_interval("Maya started learning Japanese in May 2026.", SAID)
+    assert (found.valid_from, found.from_precision) == (_day("2026-05-01"), "month")
+    assert found.valid_to is None and found.cue == "May 2026"
+
+
+def test_ranges_since_and_until() -> None:
+    span = read_interval("I lived in Paris from 2015 to 2020.", SAID)
+    assert (span.valid_from, span.valid_to) == (_day("2015-01-01"), _day("2020-01-01"))
+    assert (span.from_precision, span.to_precision) == ("year", "year")
+    until = read_interval("I am staying with my parents until June.", SAID)
+    assert until.valid_from is None and until.valid_to == _day("2026-06-01")
+    assert read_interval("I have lived here since 2019.", SAID).from_precision == "year"
+
+
+def test_relative_to_observed_at() -> None:
+    ago = read_interval("Two weeks ago I quit my job.", SAID)
+    assert (ago.valid_from, ago.from_precision) == (_day("2026-05-04"), "week")  # a Monday
+    nxt = read_interval("We will move next September.", SAID)
+    assert (nxt.valid_from, nxt.from_precision) == (_day("2026-09-01"), "month")
+    assert read_interval("I started a job last month.", SAID).valid_from == _day("2026-04-01")
+
+
+def test_counts_names_and_bounds_are_not_dates() -> None:
+    for text in (
+        "I paid 2000 euros for the bike.",
+        "May is my favourite aunt.",
+        "I have to finish before 2027.",
+        "Maya moved from Paris to Berlin.",
+    ):
+        assert read_interval(text, SAID).empty, text
+
+
+def test_corpus_is_large_and_scores_at_least_95_percent() -> None:
+    for part in ("dev", "heldout"):
+        cases = load(part)
+        exact, _ = score(cases)
+        assert exact / len(cases) >= 0.95, part
+    assert len(load("dev")) + len(load("heldout")) >= 300
+
+
+def test_the_command_prints_the_misses(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["heldout"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("heldout: ") and "exact" in out
