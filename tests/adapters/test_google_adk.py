@@ -283,3 +283,23 @@ def test_services_yaml_gives_adk_an_hmem_uri(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.delenv("HMEM_API_KEY")
     with pytest.raises(ValueError, match="HMEM_API_KEY"):
         create_memory_service_from_options(base_dir=EXAMPLES, memory_service_uri="hmem://h:1")
+
+
+def test_register_for_a_services_py(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``register("mem")`` (for a services.py): mem:// is HTTP, mems:// HTTPS, and
+    ``hmem://`` with no host is an embedded Memory configured by HMEM_*."""
+    from google.adk.cli.service_registry import get_service_registry
+
+    from hmem.adapters.google_adk import register
+
+    monkeypatch.setenv("HMEM_API_KEY", "hmem_test_key")
+    register("mem")
+    registry = get_service_registry()
+    plain = registry.create_memory_service("mem://h:8000", agents_dir="x")
+    secure = registry.create_memory_service("mems://h", agents_dir="x")
+    assert isinstance(plain, HmemMemoryService) and isinstance(secure, HmemMemoryService)
+    assert str(plain.port.backend._http.base_url) == "http://h:8000"  # type: ignore[union-attr]
+    assert str(secure.port.backend._http.base_url) == "https://h"  # type: ignore[union-attr]
+    embedded = HmemMemoryService(uri="hmem://")
+    assert isinstance(embedded.port.backend, Memory)
+    asyncio.run(embedded.close())
