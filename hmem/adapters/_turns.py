@@ -4,8 +4,9 @@ session-shaped adapters (Google ADK, CrewAI, Agent Framework, AutoGen, LlamaInde
 A framework hands over turns (who spoke, the text, when). With a language model on the
 hmem side they go to ``add()``: one extractor call infers the facts, their dates ("last
 month") and what they replace. Without one (``ModelNotConfiguredError``) the user's own
-turns are stored as they were said (``remember_many`` with the session), so nothing is
-lost and recall still finds them; the assistant's turns are not the user's facts and
+turns are stored as they were said (``remember``, one per statement, with no structure:
+hmem's plain-text inference of dates and changes applies where the core has it), so
+nothing is lost and recall still finds them; the assistant's turns are not the user's facts and
 questions state nothing, so both are left out there, as the extractor leaves them out.
 """
 
@@ -19,7 +20,7 @@ from typing import Any, Literal
 
 from hmem.adapters._core import Port
 from hmem.errors import ModelNotConfiguredError
-from hmem.models import FactDraft
+from hmem.models import WriteResult
 from hmem.recall.context import render_hit
 from hmem.recall.models import Hit, SearchResult
 
@@ -115,27 +116,20 @@ class TurnWriter:
                     raise
                 self.extract = False  # the backend has no model: stop asking it
         if result is None:
-            drafts = [
-                FactDraft(
-                    text=t.text.strip(),
-                    known_from=t.at,
+            # one remember per statement, with no structure given: hmem's plain-text
+            # inference (where present) reads its dates and what it replaces
+            results = [
+                await self.port.acall(
+                    "remember",
+                    t.text.strip(),
+                    user_id=user_id,
+                    observed_at=t.at,
                     source=self.source,
-                    turn=None,
                 )
                 for t in todo
                 if t.role == "user" and not _question(t.text)
             ]
-            if not drafts:
-                if tracked is not None:
-                    self._mark(tracked, todo)
-                return None
-            result = await self.port.acall(
-                "remember_many",
-                drafts,
-                user_id=user_id,
-                observed_at=observed_at,
-                session_id=session_id,
-            )
+            result = WriteResult.combine(results) if results else None
         if tracked is not None:
             self._mark(tracked, todo)
         return result

@@ -36,7 +36,6 @@ from urllib.parse import parse_qs, urlparse
 
 from hmem.adapters._core import Backend, Port, check_user, missing, parse_when
 from hmem.adapters._turns import Turn, TurnWriter, hit_line
-from hmem.models import FactDraft, SupersedeTarget
 from hmem.recall.models import SearchResult
 
 try:
@@ -145,10 +144,10 @@ class HmemMemoryService(BaseMemoryService):
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
         user = self._user(app_name, user_id)
-        drafts = [_draft(m, {**(custom_metadata or {}), **m.custom_metadata}) for m in memories]
-        drafts = [d for d in drafts if d is not None]
-        if drafts:
-            await self.port.acall("remember_many", drafts, user_id=user)
+        for entry in memories:
+            fields = _fields(entry, {**(custom_metadata or {}), **entry.custom_metadata})
+            if fields is not None:  # no structure given: hmem infers it from the words
+                await self.port.acall("remember", fields.pop("text"), user_id=user, **fields)
 
     async def delete_memory(
         self, *, app_name: str, user_id: str, memory_id: str | None = None
@@ -231,23 +230,28 @@ def _turn(event: Event) -> Turn | None:
     )
 
 
-def _draft(entry: MemoryEntry, meta: Mapping[str, object]) -> FactDraft | None:
+def _fields(entry: MemoryEntry, meta: Mapping[str, object]) -> dict[str, Any] | None:
+    """``remember``'s arguments for an entry: its text, and the structure its metadata
+    (or its timestamp, for ``valid_from``) gives."""
     text = " ".join(p.text for p in entry.content.parts or [] if p.text).strip()
     if not text:
         return None
     fields: dict[str, Any] = {"text": text, "source": SOURCE}
     valid_from = meta.get("valid_from") or _entry_time(entry.timestamp)
-    fields["valid_from"] = parse_when("valid_from", valid_from)  # type: ignore[arg-type]
-    fields["valid_to"] = parse_when("valid_to", meta.get("valid_to"))  # type: ignore[arg-type]
+    if valid_from is not None:
+        fields["valid_from"] = parse_when("valid_from", valid_from)  # type: ignore[arg-type]
+    if meta.get("valid_to") is not None:
+        fields["valid_to"] = parse_when("valid_to", meta["valid_to"])  # type: ignore[arg-type]
     for name in ("category", "importance"):
         if meta.get(name) is not None:
             fields[name] = meta[name]
     supersedes = meta.get("supersedes") or []
     targets = [supersedes] if isinstance(supersedes, str) else list(supersedes)  # type: ignore[call-overload]
-    fields["supersedes"] = [SupersedeTarget(target_id=str(t)) for t in targets]
+    if targets:
+        fields["supersedes"] = [str(t) for t in targets]
     if entry.author and entry.author != "user":
         fields["speaker"] = entry.author
-    return FactDraft(**fields)
+    return fields
 
 
 def _entry_time(timestamp: str | None) -> datetime | None:
