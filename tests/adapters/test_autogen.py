@@ -17,7 +17,7 @@ from neo4j import Driver
 
 from hmem import AsyncClient, Config, Memory
 from hmem.adapters.autogen import HEADER, HmemMemory
-from tests.adapters import _story as story
+from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 
 

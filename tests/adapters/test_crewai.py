@@ -28,7 +28,7 @@ with warnings.catch_warnings():
     from crewai.llms.base_llm import BaseLLM
 
     from hmem.adapters.crewai import HmemCrewMemory, hmem_tools
-from tests.adapters import _story as story
+from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 
 # CrewAI 1.15 reads its own deprecated fields inside kickoff (function_calling_llm,

@@ -25,7 +25,7 @@ from pydantic import Field
 
 from hmem import AsyncClient, Config, Memory
 from hmem.adapters.google_adk import HmemMemoryService
-from tests.adapters import _story as story
+from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 
 APP = "travel"

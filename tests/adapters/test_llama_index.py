@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from hmem import AsyncClient, Config, Memory
 from hmem.adapters.llama_index import HEADER, HmemMemoryBlock
-from tests.adapters import _story as story
+from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 
 
