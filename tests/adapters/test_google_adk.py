@@ -13,6 +13,7 @@ from google.adk.agents import LlmAgent
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.cli.service_registry import load_services_module
 from google.adk.cli.utils.service_factory import create_memory_service_from_options
+from google.adk.events.event import Event
 from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.models import BaseLlm, LlmRequest, LlmResponse
 from google.adk.models._capabilities import LlmCapabilities
@@ -27,6 +28,7 @@ from hmem import AsyncClient, Config, Memory
 from hmem.adapters.google_adk import HmemMemoryService
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.integration.test_api_fixtures import fresh_tenant, live_server
 
 APP = "travel"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "google_adk"
@@ -303,3 +305,29 @@ def test_register_for_a_services_py(monkeypatch: pytest.MonkeyPatch) -> None:
     embedded = HmemMemoryService(uri="hmem://")
     assert isinstance(embedded.port.backend, Memory)
     asyncio.run(embedded.close())
+
+
+def test_api_without_a_model_falls_back_to_the_users_words(
+    config: Config, driver: Driver, memory: Memory, tmp_path: Path
+) -> None:
+    """Over HTTP, a server with no language model answers add() with
+    ModelNotConfiguredError; the service then stores the user's turns as said, once."""
+    no_model = config.model_copy(update={"queue_path": tmp_path / "q.sqlite3"})
+    with live_server(no_model) as server, fresh_tenant(driver, memory) as tenant:
+        user = tenant.user("maya")
+
+        async def run() -> None:
+            async with AsyncClient(server.url, api_key=tenant.key) as client:
+                service = HmemMemoryService(client)
+                said = Event(
+                    author="user",
+                    content=types.Content(role="user", parts=[types.Part(text=story.MOVED)]),
+                )
+                for _ in range(2):  # the same delta twice: written once
+                    await service.add_events_to_memory(
+                        app_name=APP, user_id=user, events=[said], session_id="s1"
+                    )
+                assert service.writer.extract is False
+                assert [f.text for f in await client.facts(user_id=user)] == [story.MOVED]
+
+        asyncio.run(run())
