@@ -1,0 +1,1 @@
+from . import agent  # noqa: F401  (adk web finds root_agent here)

@@ -1,0 +1,164 @@
+"""CrewAI's own Crew.kickoff, with a scripted BaseLLM and HmemCrewMemory as the crew's
+memory, over hmem on a real Neo4j: embedded and over HTTP (AsyncClient)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+# CrewAI's telemetry and tracing would try the network (this machine is offline)
+os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
+os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
+
+import warnings
+
+import pytest
+from neo4j import Driver
+from pydantic import Field
+
+from hmem import AsyncClient, Client, Config, Memory
+
+with warnings.catch_warnings():
+    # crewai 1.15's lazy package (crewai.rag) warns on import of its own child module
+    warnings.simplefilter("ignore", ImportWarning)
+    from crewai import Agent, Crew, Task
+    from crewai.llms.base_llm import BaseLLM
+
+    from hmem.adapters.crewai import HmemCrewMemory, hmem_tools
+from tests.adapters import _session_story as story
+from tests.fakes.openai_server import FakeOpenAIServer
+
+# CrewAI 1.15 reads its own deprecated fields inside kickoff (function_calling_llm,
+# allow_code_execution): its warnings, not hmem's
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+class ScriptedLLM(BaseLLM):
+    """Answers every call with a final answer and keeps the prompts it was sent."""
+
+    model: str = "scripted"
+    answer: str = "Noted."
+    prompts: list[str] = Field(default_factory=list)
+
+    def call(self, messages: Any, *args: Any, **kwargs: Any) -> str:
+        if isinstance(messages, str):
+            self.prompts.append(messages)
+        else:
+            self.prompts.append("\n".join(str(m.get("content", "")) for m in messages))
+        return f"Thought: I can answer.\nFinal Answer: {self.answer}"
+
+    def supports_function_calling(self) -> bool:
+        return False
+
+    def get_context_window_size(self) -> int:
+        return 100_000
+
+
+def kickoff(memory: HmemCrewMemory, llm: ScriptedLLM, message: str) -> str:
+    agent = Agent(role="assistant", goal="help the user", backstory="a helpful assistant", llm=llm)
+    task = Task(
+        description="The user says: {message}",
+        expected_output="a short reply to the user",
+        agent=agent,
+    )
+    crew = Crew(agents=[agent], tasks=[task], memory=memory)
+    return str(crew.kickoff(inputs={"message": message}))
+
+
+def tell_the_story(
+    backends: Callable[[], Any], user: str, other: str, fake: FakeOpenAIServer
+) -> None:
+    story.script_extractor(fake)
+    memory = HmemCrewMemory(backend=backends(), user_id=user)
+    try:
+        kickoff(memory, ScriptedLLM(model="scripted"), story.EARLIER)
+        kickoff(memory, ScriptedLLM(model="scripted"), story.MOVED)
+        prompts = story.extractor_prompts(fake)
+        assert len(prompts) == 2 and story.MOVED in prompts[1]
+
+        fake.queue_chat({"facts": []})  # the question is a turn the crew saves too
+        llm = ScriptedLLM(model="scripted", answer="Before Paris you lived in London.")
+        assert kickoff(memory, llm, story.QUESTION) == "Before Paris you lived in London."
+        # CrewAI put the recalled facts in the task prompt, with their dates
+        assert "Relevant memories" in llm.prompts[0]
+        story.assert_story(llm.prompts[0])
+    finally:
+        memory.close()
+
+    stranger_memory = HmemCrewMemory(backend=backends(), user_id=other)
+    try:
+        fake.queue_chat({"facts": []})
+        stranger = ScriptedLLM(model="scripted")
+        kickoff(stranger_memory, stranger, story.QUESTION)
+        assert "London" not in stranger.prompts[0] and "Paris" not in stranger.prompts[0]
+        assert stranger_memory.recall("London Paris") == []
+    finally:
+        stranger_memory.close()
+
+
+@pytest.fixture
+def mem(
+    config: Config, driver: Driver, fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> Iterator[Memory]:
+    memory = Memory(story.model_config(config, fake_openai, tmp_path / "q.sqlite3"), driver=driver)
+    yield memory
+    memory.shutdown()
+
+
+def test_crew_story_embedded(
+    mem: Memory, user_id: str, other_user: str, fake_openai: FakeOpenAIServer
+) -> None:
+    tell_the_story(lambda: mem, user_id, other_user, fake_openai)
+    assert [f.text for f in mem.facts(user_id=user_id)] == [story.PARIS_FACT]
+    assert not Path("lancedb").exists()  # CrewAI's default store never came into play
+
+
+def test_crew_story_over_http(
+    config: Config,
+    driver: Driver,
+    memory: Memory,
+    fake_openai: FakeOpenAIServer,
+    tmp_path: Path,
+) -> None:
+    with story.api(config, driver, memory, fake_openai, tmp_path) as (server, tenant):
+        user, other = tenant.user("maya"), tenant.user("sam")
+        # an AsyncClient per memory: it runs on the memory's loop, closed with it
+        tell_the_story(
+            lambda: AsyncClient(server.url, api_key=tenant.key), user, other, fake_openai
+        )
+        with Client(server.url, api_key=tenant.key) as sync:
+            assert [f.text for f in sync.facts(user_id=user)] == [story.PARIS_FACT]
+
+
+def test_update_supersedes_forget_closes_reset_refused(mem: Memory, user_id: str) -> None:
+    memory = HmemCrewMemory(backend=mem, user_id=user_id, extract=False)
+    try:
+        record = memory.remember("I work at Acme.")
+        assert record is not None and record.id
+        newer = memory.update(record.id, content="I work at Apex Labs.")
+        [step] = mem.history(newer.id, user_id=user_id).predecessors
+        assert step.fact.id == record.id  # the old record kept as history
+        [match] = memory.recall("Apex Labs", limit=5)
+        assert "Apex Labs" in match.record.content and "since " in match.record.content
+        assert memory.forget(record_ids=[newer.id]) == 1
+        assert mem.facts(user_id=user_id) == []
+        assert mem.restore(newer.id, user_id=user_id).is_open  # closed, not erased
+        with pytest.raises(ValueError, match="by id only"):
+            memory.forget(scope="/")
+        with pytest.raises(PermissionError, match="erase_user"):
+            memory.reset()
+    finally:
+        memory.close()
+
+
+def test_tools_read_the_user_from_config(mem: Memory, user_id: str, other_user: str) -> None:
+    recall, remember = hmem_tools(mem, user_id=user_id)
+    assert "Remembered as" in remember.run(text="The user keeps bees.")
+    assert "keeps bees" in recall.run(query="bees")
+    assert "id" not in recall.args_schema.model_fields  # no user argument for a model
+    assert "user_id" not in remember.args_schema.model_fields
+    stranger_recall, _ = hmem_tools(mem, user_id=other_user)
+    assert "keeps bees" not in stranger_recall.run(query="bees")
