@@ -267,7 +267,11 @@ _READERS: list[tuple[re.Pattern[str], str]] = [
     ),
     (_compile(rf"(?P<mon>{_FULL_MONTH}|{_MONTH}(?=\s+\d))"), "month"),
     (
-        _compile(rf"(?:(?P<mod>last|next|this|coming|past|previous|on)\s+)(?P<wd>{_WEEKDAY})"),
+        # not a habit: "on Tuesday evenings" (the _END guard already leaves "Tuesdays")
+        _compile(
+            rf"(?:(?P<mod>last|next|this|coming|past|previous|on)\s+)(?P<wd>{_WEEKDAY})"
+            r"(?!\s+(?:mornings|afternoons|evenings|nights)\b)"
+        ),
         "weekday",
     ),
     (_compile(r"the\s+day\s+before\s+yesterday"), "day_m2"),

@@ -17,7 +17,11 @@ ROOT = Path(__file__).parents[2]
 
 def test_the_first_agent_script_remembers(memory: Memory, fake_openai: FakeOpenAIServer) -> None:
     user = f"first-agent-{uuid.uuid4().hex[:10]}"
-    fake_openai.queue_chat("Try Taberna do Largo in Porto: no shellfish on their menu.")
+    # With a model configured, a plain-text write with neighbours asks it once what the
+    # text changes (hmem.infer.model): the allergy, beside Lisbon, changes nothing.
+    fake_openai.queue_chat(
+        '{"judgements": []}', "Try Taberna do Largo in Porto: no shellfish on their menu."
+    )
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
@@ -35,7 +39,8 @@ def test_the_first_agent_script_remembers(memory: Memory, fake_openai: FakeOpenA
         assert "Sam moved from Lisbon to Porto in June 2026 (since 2026-06-15" in prompt
         assert "Sam is allergic to shellfish" in prompt
         assert "Try Taberna do Largo in Porto" in rest
-        [request] = fake_openai.chat_requests
+        [judge, request] = fake_openai.chat_requests
+        assert "Sam is allergic to shellfish" in judge["messages"][-1]["content"]
         assert "Sam is allergic to shellfish" in request["messages"][0]["content"]
         assert "Sam has been vegetarian since July 2026" in rest.split("next turn's context")[1]
         texts = {f.text for f in memory.facts(user_id=user)}

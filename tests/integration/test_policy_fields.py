@@ -365,27 +365,34 @@ def test_d15_headers_and_no_echo(server: LiveServer, tenant: Tenant, memory: Mem
 
 
 def _write(memory: Memory, row: Row, user_id: str, n: int, fake: FakeOpenAIServer) -> None:
-    """Send one row through its own field (``n`` keeps the carriers' texts apart)."""
+    """Send one row through its own field (``n`` keeps the carriers' texts apart). The
+    direct writes do not infer: the fake model's replies are for the model path."""
     carrier = f"Heldout carrier number {n} likes tea."
     field, value = row.field, row.value
     if field == "text":
-        memory.remember(value, user_id=user_id)
+        memory.remember(value, user_id=user_id, infer=False)
     elif field == "entity.name":
-        memory.remember(carrier, user_id=user_id, entities=[value])
+        memory.remember(carrier, user_id=user_id, entities=[value], infer=False)
     elif field == "entity.alias":
         memory.remember(
-            carrier, user_id=user_id, entities=[EntityRef(name=f"carrier {n}", aliases=[value])]
+            carrier,
+            user_id=user_id,
+            entities=[EntityRef(name=f"carrier {n}", aliases=[value])],
+            infer=False,
         )
     elif field == "entity.type":
         memory.remember(
-            carrier, user_id=user_id, entities=[EntityRef(name=f"carrier {n}", type=value)]
+            carrier,
+            user_id=user_id,
+            entities=[EntityRef(name=f"carrier {n}", type=value)],
+            infer=False,
         )
     elif field == "speaker":
-        memory.remember(carrier, user_id=user_id, speaker=value)
+        memory.remember(carrier, user_id=user_id, speaker=value, infer=False)
     elif field == "source":
-        memory.remember(carrier, user_id=user_id, source=value)
+        memory.remember(carrier, user_id=user_id, source=value, infer=False)
     elif field == "id":
-        memory.remember(carrier, user_id=user_id, fact_id=value)
+        memory.remember(carrier, user_id=user_id, fact_id=value, infer=False)
     elif field == "session_id":
         memory.remember_many([FactDraft(text=carrier)], user_id=user_id, session_id=value)
     elif field == "idempotency_key":

@@ -61,3 +61,17 @@ def test_the_command_prints_the_misses(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["heldout"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("heldout: ") and "exact" in out
+
+
+def test_a_weekly_habit_is_no_date() -> None:
+    """ "on Tuesday evenings" / "on Tuesdays" say when something recurs, not when it began
+    (the README tour's lessons were read as starting the Tuesday before)."""
+    said = datetime(2026, 6, 2, 9, tzinfo=UTC)
+    for text in (
+        "Maya's Japanese lessons are on Tuesday evenings.",
+        "She swims on Tuesdays.",
+        "We play chess on Sunday mornings.",
+    ):
+        assert read_interval(text, said).valid_from is None, text
+    once = read_interval("I met Tom on Tuesday evening.", said)
+    assert (once.valid_from, once.from_precision) == (_day("2026-05-26"), "day")
