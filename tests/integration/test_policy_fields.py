@@ -175,14 +175,6 @@ def test_d3_every_field_of_the_review_is_refused_over_http(
         ),
         (
             "messages",
-            {
-                "messages": [{"role": "user", "content": "FACT<Pol likes tea>"}],
-                "idempotency_key": f"k {GH}",
-            },
-            "idempotency_key",
-        ),
-        (
-            "messages",
             {"messages": [{"role": "user", "content": "FACT<Pol likes tea>", "name": GH}]},
             "messages[0].name",
         ),

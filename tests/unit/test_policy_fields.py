@@ -12,7 +12,7 @@ import pytest
 
 from hmem.api.problems import Forbidden, problem_for
 from hmem.api.schemas import RememberManyIn
-from hmem.bench.policy_heldout import FIELDS, ORDINARY, SECRETS, main, refused, score
+from hmem.bench.policy_heldout import FIELDS, HASHED, ORDINARY, SECRETS, main, refused, score
 from hmem.errors import ConflictError, NotFoundError, PolicyRefusal
 from hmem.extract._patterns import FINDERS, Clues, normalise, normalise_map
 from hmem.extract.policy import (
@@ -117,8 +117,8 @@ def test_every_stored_string_of_a_draft_is_checked() -> None:
 def test_session_strings_are_checked() -> None:
     with pytest.raises(PolicyRefusal, match=r"^session_id:"):
         require_allowed_session([], f"s {GH}", None)
-    with pytest.raises(PolicyRefusal, match=r"^idempotency_key:"):
-        require_allowed_session([], "chat-1", f"k {GH}")
+    # an idempotency key is kept only as a keyed hash, and honest keys look random
+    require_allowed_session([], "chat-1", "google-adk:3f2a:aB3dE9xQ:Zk29PqL0")
     with pytest.raises(PolicyRefusal, match=r"^messages\[1\]\.name:"):
         require_allowed_session(
             [{"role": "user", "content": "hi"}, Message(role="tool", content="x", name=GH)],
@@ -182,7 +182,7 @@ def test_heldout_corpus_is_big_and_covers_every_field() -> None:
 def test_heldout_corpus_nothing_missed_and_at_most_two_percent_over_refused() -> None:
     """The figures of docs/policy.md (``python -m hmem.bench.policy_heldout``)."""
     missed = [r for r in SECRETS if refused(r) is None]
-    over = [r for r in ORDINARY if refused(r) is not None]
+    over = [r for r in ORDINARY if refused(r) not in (None, HASHED)]
     table = score()
     print(
         f"held-out: missed {len(missed)}/{len(SECRETS)}, over-refused {len(over)}/{len(ORDINARY)}"
