@@ -195,10 +195,13 @@ def setup_tracing(enabled: bool, exporter_name: str = "otlp") -> Any:
         raise ConfigError(
             "HMEM_OTEL_ENABLED needs OpenTelemetry: pip install 'hmem[otel]'"
         ) from exc
+    # a bad setting is an error even when a provider is installed already
+    exporter_name = exporter_name.strip().lower()
+    if exporter_name not in ("otlp", "console", "none"):
+        raise ConfigError(f"OTEL_TRACES_EXPORTER={exporter_name!r}: use otlp, console or none")
     if isinstance(trace.get_tracer_provider(), TracerProvider):
         return None  # the application (or opentelemetry-instrument) already set one up
     provider = TracerProvider()  # resource from OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES
-    exporter_name = exporter_name.strip().lower()
     exporter: Any = None
     if exporter_name == "console":
         exporter = ConsoleSpanExporter()
@@ -211,8 +214,6 @@ def setup_tracing(enabled: bool, exporter_name: str = "otlp") -> Any:
                 "(or set OTEL_TRACES_EXPORTER=console)"
             ) from exc
         exporter = OTLPSpanExporter()
-    elif exporter_name != "none":
-        raise ConfigError(f"OTEL_TRACES_EXPORTER={exporter_name!r}: use otlp, console or none")
     if exporter is not None:
         provider.add_span_processor(BatchSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
