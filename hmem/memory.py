@@ -501,7 +501,7 @@ class Memory:
             except PolicyRefusal as exc:  # which of the facts, never its text
                 raise PolicyRefusal(exc.kind, f"fact {number}: {exc}") from None
             require_allowed_draft(draft, f"facts[{number}].")
-        require_allowed_session((), session_id, None)
+        require_allowed_session((), session_id)
         episode = None
         if session_id is not None:
             episode = EpisodeDraft(
@@ -660,7 +660,7 @@ class Memory:
         """
         if not self.extraction_configured:
             raise ModelNotConfiguredError(f"add() needs a language model; {NO_CHAT_MODEL}")
-        require_allowed_session(messages, session_id, idempotency_key)
+        require_allowed_session(messages, session_id)
         self.check_embedding_model()
         with self.telemetry.span("add", user_id=user_id, hmem__background=background) as span:
             result = self.ingest.add(

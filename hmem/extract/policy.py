@@ -335,14 +335,11 @@ def require_allowed_draft(draft: FactDraft, where: str = "") -> None:
         require_allowed_value(value, field)
 
 
-def require_allowed_session(
-    messages: Iterable[Any], session_id: str | None, idempotency_key: str | None
-) -> None:
+def require_allowed_session(messages: Iterable[Any], session_id: str | None) -> None:
     """The caller strings of a session that are kept (the queue row, the episode): its
-    session id and each message's ``name``. The idempotency key is not checked: it is
-    kept only as a keyed hash (``hmem.ingest.queue``), and keys are random by nature
-    (a framework's event ids), so the random-token rules would refuse honest ones."""
-    del idempotency_key  # never at rest in the clear
+    session id and each message's ``name``. Its idempotency key is not one of them: it is
+    kept only as a keyed hash (``hmem.ingest.queue``), and keys are random by nature (a
+    framework's event ids), so the random-token rules would refuse honest ones."""
     if session_id is not None:
         require_allowed_value(session_id, "session_id")
     if isinstance(messages, str):
