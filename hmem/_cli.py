@@ -1,4 +1,5 @@
-"""What every ``hmem`` command module shares: the settings, read once at the edge."""
+"""What every ``hmem`` command module shares: the settings, read once at the edge, and
+the ``Memory`` a command opens."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import click
 
 if TYPE_CHECKING:
     from hmem.config import Config
+    from hmem.memory import Memory
 
-__all__ = ["load_config"]
+__all__ = ["load_config", "open_memory"]
 
 
 def load_config() -> Config:
@@ -19,3 +21,14 @@ def load_config() -> Config:
         return Config()
     except Exception as exc:  # pydantic's error names the bad HMEM_ variable
         raise click.ClickException(f"bad configuration: {exc}") from exc
+
+
+def open_memory(config: Config | None = None, *, embed: bool = True) -> Memory:
+    """A ``Memory`` for one command. ``embed=False`` for commands that never embed
+    (listing, history, export, erase): they neither load nor download a model."""
+    from hmem.memory import Memory
+
+    config = config or load_config()
+    if not embed:
+        config = config.model_copy(update={"embed_provider": "none"})
+    return Memory(config)

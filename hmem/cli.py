@@ -13,29 +13,18 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hmem._cli import load_config
+from hmem._cli import open_memory as _memory
 from hmem.errors import DateRangeError, HmemError
 
 if TYPE_CHECKING:  # imported where used: `hmem --help` and light commands stay fast
     from hmem.config import Config
     from hmem.localdb import LocalNeo4j
-    from hmem.memory import Memory
     from hmem.models import Fact, SupersessionLink
 
 __all__ = ["main"]
 
 
 _config = load_config
-
-
-def _memory(config: Config | None = None, *, embed: bool = True) -> Memory:
-    """A ``Memory`` for one command. ``embed=False`` for commands that never embed
-    (listing, history, export, erase): they neither load nor download a model."""
-    from hmem.memory import Memory
-
-    config = config or _config()
-    if not embed:
-        config = config.model_copy(update={"embed_provider": "none"})
-    return Memory(config)
 
 
 def _local(config: Config) -> LocalNeo4j:

@@ -12,7 +12,7 @@ from typing import Any
 import click
 import pydantic
 
-from hmem._cli import load_config
+from hmem._cli import open_memory as _memory
 from hmem.errors import PolicyRefusal, ValidationError
 from hmem.extract.policy import require_allowed
 from hmem.extract.relations import policy_table
@@ -22,10 +22,6 @@ from hmem.models import Category, FactDraft, require_aware
 from hmem.nlp import pipeline_name
 
 __all__ = ["register"]
-
-
-def _memory() -> Memory:
-    return Memory(load_config())
 
 
 def _parse_when(value: str | None, where: str) -> datetime | None:
