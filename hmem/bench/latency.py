@@ -541,7 +541,10 @@ class Bench:
             if wipe:
                 server.stop()
                 shutil.rmtree(server.home / "data", ignore_errors=True)
-                say(f"  wiped {server.home / 'data'}")
+                data = server.home / "data"
+                # named from the checkout when it is inside it: reports are committed
+                shown = data.relative_to(Path.cwd()) if data.is_relative_to(Path.cwd()) else data
+                say(f"  wiped {shown}")
             server.start(timeout=300)
             uri, password = server.bolt_uri, server.password()
         self.driver = GraphDatabase.driver(
