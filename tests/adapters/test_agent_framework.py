@@ -4,11 +4,10 @@ HmemContextProvider, over hmem on a real Neo4j: embedded and over HTTP."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
 from agent_framework import Agent, BaseChatClient, ChatResponse, Message
 from neo4j import Driver
 
@@ -68,15 +67,6 @@ async def tell_the_story(backend: Any, user: str, other: str, fake: FakeOpenAISe
     )
     await stranger.run(story.QUESTION, session=stranger.create_session())
     assert "London" not in stranger_client.shown() and "Paris" not in stranger_client.shown()
-
-
-@pytest.fixture
-def mem(
-    config: Config, driver: Driver, fake_openai: FakeOpenAIServer, tmp_path: Path
-) -> Iterator[Memory]:
-    memory = Memory(story.model_config(config, fake_openai, tmp_path / "q.sqlite3"), driver=driver)
-    yield memory
-    memory.shutdown()
 
 
 def test_agent_story_embedded(

@@ -4,7 +4,7 @@ HmemMemory in ``memory=[...]``, over hmem on a real Neo4j: embedded and over HTT
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,15 +61,6 @@ async def tell_the_story(
     await stranger.run(task=story.QUESTION)
     assert "London" not in shown(stranger_model.seen[-1])
     assert (await stranger_memory.query("London Paris")).results == []
-
-
-@pytest.fixture
-def mem(
-    config: Config, driver: Driver, fake_openai: FakeOpenAIServer, tmp_path: Path
-) -> Iterator[Memory]:
-    memory = Memory(story.model_config(config, fake_openai, tmp_path / "q.sqlite3"), driver=driver)
-    yield memory
-    memory.shutdown()
 
 
 def test_assistant_agent_story_embedded(

@@ -4,7 +4,7 @@ memory, over hmem on a real Neo4j: embedded and over HTTP (AsyncClient)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -97,15 +97,6 @@ def tell_the_story(
         assert stranger_memory.recall("London Paris") == []
     finally:
         stranger_memory.close()
-
-
-@pytest.fixture
-def mem(
-    config: Config, driver: Driver, fake_openai: FakeOpenAIServer, tmp_path: Path
-) -> Iterator[Memory]:
-    memory = Memory(story.model_config(config, fake_openai, tmp_path / "q.sqlite3"), driver=driver)
-    yield memory
-    memory.shutdown()
 
 
 def test_crew_story_embedded(

@@ -4,7 +4,7 @@ registry, with a scripted BaseLlm, over hmem on a real Neo4j: embedded and over 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
@@ -152,15 +152,6 @@ async def tell_the_story(
     assert "London" not in seen and "Paris" not in seen
     empty = await service.search_memory(app_name=APP, user_id=other, query="London Paris")
     assert empty.memories == []
-
-
-@pytest.fixture
-def mem(
-    config: Config, driver: Driver, fake_openai: FakeOpenAIServer, tmp_path: Path
-) -> Iterator[Memory]:
-    memory = Memory(story.model_config(config, fake_openai, tmp_path / "q.sqlite3"), driver=driver)
-    yield memory
-    memory.shutdown()
 
 
 def test_runner_story_embedded(

@@ -5,11 +5,9 @@ LlamaIndex needs no model here: what ``Memory.aget`` returns is what an agent se
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.memory import Memory as LlamaMemory
 from neo4j import Driver
@@ -74,15 +72,6 @@ async def _tell(
     stranger = chat(HmemMemoryBlock(backend=backend, user_id=other), "third", engine)
     await stranger.aput_messages([ChatMessage(role="user", content=story.QUESTION)])
     assert "London" not in shown(await stranger.aget())
-
-
-@pytest.fixture
-def mem(
-    config: Config, driver: Driver, fake_openai: FakeOpenAIServer, tmp_path: Path
-) -> Iterator[Memory]:
-    memory = Memory(story.model_config(config, fake_openai, tmp_path / "q.sqlite3"), driver=driver)
-    yield memory
-    memory.shutdown()
 
 
 def test_memory_block_story_embedded(
