@@ -7,7 +7,7 @@ test:  ## lint, types, unit + integration tests against a real Neo4j (started an
 	scripts/test
 
 lint:
-	scripts/bootstrap && .venv/bin/ruff check hmem tests && .venv/bin/ruff format --check hmem tests && .venv/bin/mypy
+	scripts/bootstrap && .venv/bin/ruff check hmem hmem_bench tests && .venv/bin/ruff format --check hmem hmem_bench tests && .venv/bin/mypy
 
 neo4j-start:
 	scripts/bootstrap && .venv/bin/hmem neo4j start

@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hmem.bench.data import BeamChat, BeamProbe
-from hmem.bench.embed_cache import CachedEmbedder
-from hmem.bench.textrank import BM25
 from hmem.errors import PolicyRefusal
 from hmem.extract.policy import require_allowed
 from hmem.models import Category, FactDraft, SupersedeReason, SupersedeTarget
+from hmem_bench.data import BeamChat, BeamProbe
+from hmem_bench.embed_cache import CachedEmbedder
+from hmem_bench.textrank import BM25
 
 __all__ = ["BeamCorpus", "build_corpus", "evaluate_baselines", "evaluate_hmem", "ingest"]
 

@@ -14,7 +14,7 @@ matrix under ``cache_dir`` (``texts.txt`` and ``vectors.npy``, named by a digest
 texts and the model), so a rerun loads them instead of embedding again; the embedding
 itself goes through ``CachedEmbedder`` (by text hash), so an interrupted run resumes.
 
-    python -m hmem.bench.corpus --cache .hmem/bench-corpus --size 101000   # build and embed
+    python -m hmem_bench.corpus --cache .hmem/bench-corpus --size 101000   # build and embed
 """
 
 # ruff: noqa: S311  (a reproducible sample, not secrets)
@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hmem.bench.embed_cache import CachedEmbedder
 from hmem.extract.clients import EmbeddingClient
+from hmem_bench.embed_cache import CachedEmbedder
 
 __all__ = [
     "Corpus",
@@ -287,7 +287,7 @@ def real_corpus(
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hmem.bench.corpus", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m hmem_bench.corpus", description=__doc__)
     parser.add_argument("--cache", default=".hmem/bench-corpus")
     parser.add_argument("--size", type=int, default=101_000)
     parser.add_argument("--data-dir", default="../shared/data")

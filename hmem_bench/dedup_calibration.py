@@ -4,7 +4,7 @@ Pairs that say the same thing must score at or above the threshold; pairs that d
 in one fact that matters (another city, vegan vs vegetarian, brother vs cousin) must
 score below it, or a true new fact would be skipped as a duplicate.
 
-    python -m hmem.bench.dedup_calibration --model-dir ../shared/models/all-MiniLM-L6-v2-onnx
+    python -m hmem_bench.dedup_calibration --model-dir ../shared/models/all-MiniLM-L6-v2-onnx
 """
 
 from __future__ import annotations

@@ -1,27 +1,22 @@
-"""A local OpenAI-compatible model server that answers from the benchmark's own data,
+"""hmem.testing's OpenAI-compatible server answering from the benchmark's own data,
 so write paths that need a model (hmem ``add``, graphiti ``add_episode``) run on this
 machine with no model, and every call they make is counted.
 
 Chat completions are answered by the requested JSON schema's name: the extractors
 get the current session's LoCoMo observations as their facts, deduplication prompts
 get "no duplicate", and any other schema gets a minimal valid instance. Embeddings
-are deterministic unit vectors from the text's hash (their quality does not matter:
-only the calls are counted here).
+are hmem.testing's deterministic unit vectors from the text's hash (their quality does
+not matter: only the calls are counted here).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
-import threading
-import time
+from collections import Counter
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, Self, cast
+from typing import Any, cast
 
-import numpy as np
+from hmem.testing import FakeOpenAIServer
 
 __all__ = ["FakeModelServer", "SessionScript"]
 
@@ -85,84 +80,34 @@ def minimal_instance(schema: dict[str, Any], root: dict[str, Any] | None = None)
     return None
 
 
-class FakeModelServer:
-    """Start with ``with FakeModelServer() as fake:``; set ``fake.script`` per session;
-    read ``fake.chat_calls`` / ``fake.embedding_calls`` and ``fake.by_schema``."""
+class FakeModelServer(FakeOpenAIServer):
+    """hmem.testing's server with an endless scripted model: start with
+    ``with FakeModelServer() as fake:``; set ``fake.script`` per session; read
+    ``fake.chat_calls`` / ``fake.embedding_calls`` and ``fake.by_schema``."""
 
     def __init__(self, *, embedding_dim: int = 384, api_key: str = "sk-bench") -> None:
-        self.embedding_dim = embedding_dim
-        self.api_key = api_key
+        super().__init__(api_key=api_key, embedding_dim=embedding_dim, chat_fallback=self.answer)
+        self.api_key: str = api_key
         self.script = SessionScript()
-        self.chat_calls = 0
-        self.embedding_calls = 0
-        self.embedded_texts = 0
-        self.by_schema: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def base_url(self) -> str:
-        assert self._httpd is not None, "the server is not running"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     def reset_counts(self) -> None:
-        with self._lock:
-            self.chat_calls = self.embedding_calls = self.embedded_texts = 0
-            self.by_schema = {}
+        self.clear_requests()
 
-    def __enter__(self) -> Self:
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        httpd.fake = self  # type: ignore[attr-defined]
-        httpd.daemon_threads = True
-        self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-        self._thread.start()
-        return self
+    @property
+    def embedded_texts(self) -> int:
+        bodies = self.embedding_requests
+        return sum(1 if isinstance(b["input"], str) else len(b["input"]) for b in bodies)
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join()
-        self._httpd = self._thread = None
+    @property
+    def by_schema(self) -> dict[str, int]:
+        return dict(Counter(_schema_name(body) for body in self.chat_requests))
 
     # -- answers ------------------------------------------------------------------------
-    def chat(self, body: dict[str, Any]) -> dict[str, Any]:
-        fmt = body.get("response_format") or {}
-        spec = fmt.get("json_schema") or {}
-        name = str(spec.get("name") or fmt.get("type") or "text")
-        schema = spec.get("schema") or {}
+    def answer(self, body: dict[str, Any]) -> Any:
+        """The scripted reply to one chat request (the server's ``chat_fallback``)."""
+        spec = (body.get("response_format") or {}).get("json_schema") or {}
         prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
-        with self._lock:
-            self.chat_calls += 1
-            self.by_schema[name] = self.by_schema.get(name, 0) + 1
-        reply = self._answer(name, schema, prompt)
-        content = json.dumps(reply)
-        return {
-            "id": f"chatcmpl-bench-{time.monotonic_ns()}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", "fake"),
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": len(prompt.split()),
-                "completion_tokens": len(content.split()),
-                "total_tokens": len(prompt.split()) + len(content.split()),
-            },
-        }
+        return self._answer(_schema_name(body), spec.get("schema") or {}, prompt)
 
     def _answer(self, name: str, schema: dict[str, Any], prompt: str) -> Any:
         script = self.script
@@ -210,51 +155,8 @@ class FakeModelServer:
             return minimal_instance(schema)
         return {}
 
-    def embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
-        inputs = body.get("input")
-        texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
-        dim = int(body.get("dimensions") or self.embedding_dim)
-        with self._lock:
-            self.embedding_calls += 1
-            self.embedded_texts += len(texts)
-        data = []
-        for index, text in enumerate(texts):
-            seed = int.from_bytes(hashlib.sha256(str(text).encode()).digest()[:8], "little")
-            vector = np.random.default_rng(seed).standard_normal(dim)
-            data.append(
-                {
-                    "object": "embedding",
-                    "index": index,
-                    "embedding": (vector / np.linalg.norm(vector)).tolist(),
-                }
-            )
-        return {
-            "object": "list",
-            "data": data,
-            "model": body.get("model", "fake"),
-            "usage": {"prompt_tokens": 0, "total_tokens": 0},
-        }
 
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        fake = cast(FakeModelServer, self.server.fake)  # type: ignore[attr-defined]
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        body = json.loads(raw) if raw else {}
-        if self.path.endswith("/chat/completions"):
-            payload, status = fake.chat(body), 200
-        elif self.path.endswith("/embeddings"):
-            payload, status = fake.embeddings(body), 200
-        else:
-            payload, status = {"error": {"message": f"no route {self.path}"}}, 404
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+def _schema_name(body: dict[str, Any]) -> str:
+    fmt = body.get("response_format") or {}
+    spec = fmt.get("json_schema") or {}
+    return str(spec.get("name") or fmt.get("type") or "text")

@@ -18,11 +18,11 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from hmem.bench.data import Conversation
-from hmem.bench.fake_llm import FakeModelServer, SessionScript
-from hmem.bench.locomo import DEPTH, LocomoCorpus
-from hmem.bench.metrics import Ranked
-from hmem.bench.queries import query
+from hmem_bench.data import Conversation
+from hmem_bench.fake_llm import FakeModelServer, SessionScript
+from hmem_bench.locomo import DEPTH, LocomoCorpus
+from hmem_bench.metrics import Ranked
+from hmem_bench.queries import query
 
 __all__ = ["GROUP_PREFIX", "count_add_episode_calls", "run_search"]
 

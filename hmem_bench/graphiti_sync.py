@@ -7,7 +7,7 @@ Prints each run's time, its facts/s (facts added + closed per second) and what i
 changed in hmem, then removes the group and the user. Run against a local server
 (hmem's own Neo4j, or ``--uri`` with ``GRAPHITI_NEO4J_PASSWORD``):
 
-    python -m hmem.bench.graphiti_sync --edges 10000 --invalidate 1000
+    python -m hmem_bench.graphiti_sync --edges 10000 --invalidate 1000
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from hmem.bench.queries import query
 from hmem.config import Config
 from hmem.importers.graphiti import PASSWORD_ENV, import_graphiti
 from hmem.importers.graphiti_source import Source, read_group, source_for
 from hmem.memory import Memory
+from hmem_bench.queries import query
 
 PREFIX = "bench-graphiti-sync-"
 _PEOPLE = 500

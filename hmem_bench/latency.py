@@ -1,10 +1,10 @@
 """Recall latency on a real Neo4j: 10k → 100k → 1M synthetic facts over 5,000 users.
 
-    python -m hmem.bench.latency --fresh --stop        # own server (7727), 10k/100k/1M
-    python -m hmem.bench.latency --sizes 10000,100000 --queries 500
-    python -m hmem.bench.latency --uri bolt://host:7687 --password ...   # bring your own
-    python -m hmem.bench.latency --fresh --sizes '' --big 10x100000 --neo4j-version 2026
-    python -m hmem.bench.latency --fresh --sizes '' --big 1x100000 --big-texts real
+    python -m hmem_bench.latency --fresh --stop        # own server (7727), 10k/100k/1M
+    python -m hmem_bench.latency --sizes 10000,100000 --queries 500
+    python -m hmem_bench.latency --uri bolt://host:7687 --password ...   # bring your own
+    python -m hmem_bench.latency --fresh --sizes '' --big 10x100000 --neo4j-version 2026
+    python -m hmem_bench.latency --fresh --sizes '' --big 1x100000 --big-texts real
 
 Facts get random unit vectors (384-d float32, drawn by numpy), pseudo-word text for the
 fulltext index, one of ten per-user entities, and every tenth fact supersedes the one
@@ -28,7 +28,7 @@ or the global index, ``--big-strategy``), and the recall@k of that strategy's de
 candidates against the exact scan. ``--neo4j-version 2026`` runs the bench's own server
 on the 2026.x line (its own ``--home``; the vector index then has ``user_id`` as a
 filter property). ``--big-texts real`` builds the big users from real sentences found on
-this machine (``hmem.bench.corpus``: site-packages docstrings and docs, man pages,
+this machine (``hmem_bench.corpus``: site-packages docstrings and docs, man pages,
 LoCoMo/BEAM) embedded with ``--model-dir``, and asks held-out sentences of the same
 corpus (see docs/scaling.md); ``random`` (the default) keeps uniform random vectors.
 """
@@ -52,7 +52,6 @@ from typing import Any
 import numpy as np
 from neo4j import Driver, GraphDatabase
 
-from hmem.bench.corpus import Corpus, default_roots, real_corpus
 from hmem.config import Config
 from hmem.graph import catalog
 from hmem.graph._records import packed
@@ -67,6 +66,7 @@ from hmem.graph.search import DenseStrategy, FactSearch
 from hmem.localdb import LocalNeo4j
 from hmem.recall import Recall
 from hmem.recall.query import STOPWORDS
+from hmem_bench.corpus import Corpus, default_roots, real_corpus
 
 __all__ = ["main"]
 
@@ -554,7 +554,7 @@ class Bench:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hmem.bench.latency", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m hmem_bench.latency", description=__doc__)
     parser.add_argument("--uri", help="an existing Neo4j (default: start one on port 7727)")
     parser.add_argument("--password")
     parser.add_argument("--database", default="neo4j")
@@ -570,7 +570,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=("random", "real"),
         default="random",
         help="big users' facts: random (uniform random unit vectors, pseudo-word text) or "
-        "real (sentences found on this machine, see hmem.bench.corpus, embedded with "
+        "real (sentences found on this machine, see hmem_bench.corpus, embedded with "
         "--model-dir; questions are held-out sentences of the same corpus)",
     )
     parser.add_argument("--big-held-out", type=int, default=1_000, help="real: questions")

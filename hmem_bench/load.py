@@ -1,6 +1,6 @@
 """A bounded load test of the HTTP API, on loopback only.
 
-``python -m hmem.bench.load --clients 16 --requests 100`` starts the API (uvicorn on
+``python -m hmem_bench.load --clients 16 --requests 100`` starts the API (uvicorn on
 127.0.0.1, a free port) against the configured Neo4j, creates a throw-away tenant and
 key, seeds each client's user with a few facts, then runs N concurrent clients that
 mix ``search`` and ``remember`` for a fixed number of requests each. It prints

@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hmem.bench.data import Conversation
-from hmem.bench.embed_cache import CachedEmbedder
-from hmem.bench.metrics import Ranked
-from hmem.bench.textrank import BM25, count_tokens, minmax
 from hmem.models import Category, EntityRef, FactDraft
+from hmem_bench.data import Conversation
+from hmem_bench.embed_cache import CachedEmbedder
+from hmem_bench.metrics import Ranked
+from hmem_bench.textrank import BM25, count_tokens, minmax
 
 __all__ = [
     "SETTINGS",

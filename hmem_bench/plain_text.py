@@ -8,7 +8,7 @@ data, inference off and on.
   the first 50 with their cue, and R@10 with inference on beside off;
 - the time a write takes with inference on and off (p50, p95).
 
-``python -m hmem.bench.plain_text`` (a running Neo4j, ``HMEM_NEO4J_*``); the vectors
+``python -m hmem_bench.plain_text`` (a running Neo4j, ``HMEM_NEO4J_*``); the vectors
 come from the shared MiniLM through the bench's cache, written with each text so the
 embedder's time is not in the write times.
 """
@@ -26,15 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from hmem.bench import beam as beam_bench
-from hmem.bench import locomo as locomo_bench
-from hmem.bench.data import load_beam, load_locomo
-from hmem.bench.embed_cache import CachedEmbedder
-from hmem.bench.metrics import evaluate
 from hmem.config import Config
 from hmem.errors import PolicyRefusal
 from hmem.extract.local_embed import LocalEmbeddings
 from hmem.memory import Memory
+from hmem_bench import beam as beam_bench
+from hmem_bench import locomo as locomo_bench
+from hmem_bench.data import load_beam, load_locomo
+from hmem_bench.embed_cache import CachedEmbedder
+from hmem_bench.metrics import evaluate
 
 __all__ = ["beam_text", "locomo_text", "main"]
 

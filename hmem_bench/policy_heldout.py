@@ -12,7 +12,7 @@ and the model wrote them out). Every other field is a short caller string checke
 ``hmem.extract.policy.require_allowed_value``. ``secret`` is the part that must never be
 stored.
 
-    python -m hmem.bench.policy_heldout            # the table of docs/policy.md
+    python -m hmem_bench.policy_heldout            # the table of docs/policy.md
 """
 
 from __future__ import annotations

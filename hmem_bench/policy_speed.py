@@ -4,7 +4,7 @@
 their cost per text is part of every write figure. Best of ``--repeats`` passes over each
 set, in microseconds per text::
 
-    python -m hmem.bench.policy_speed [--data ../shared/data] [--repeats 15]
+    python -m hmem_bench.policy_speed [--data ../shared/data] [--repeats 15]
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from hmem.bench.data import Session, load_beam, load_locomo
 from hmem.errors import PolicyRefusal
 from hmem.extract.policy import Message, decide, require_allowed
+from hmem_bench.data import Session, load_beam, load_locomo
 
 __all__ = ["main", "microseconds_per_text", "policy_texts"]
 

@@ -12,4 +12,4 @@ __all__ = ["query"]
 
 @cache
 def query(name: str) -> str:
-    return (resources.files("hmem.bench") / "queries" / f"{name}.cypher").read_text("utf-8")
+    return (resources.files("hmem_bench") / "queries" / f"{name}.cypher").read_text("utf-8")

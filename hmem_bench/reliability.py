@@ -9,7 +9,7 @@ the API in a thread and a fake model server, then runs:
   is down: liveness latency, time to a 503, a background session still accepted;
 - kill -9 of the worker process mid-batch (sessions lost / done twice);
 - 64 concurrent clients (errors, acknowledged writes missing);
-- the bad-input corpus (``hmem.bench.bad_inputs``, when present): answers 5xx.
+- the bad-input corpus (``hmem_bench.bad_inputs``, when present): answers 5xx.
 """
 
 from __future__ import annotations
@@ -242,9 +242,9 @@ class _Bench:
 
     def bad_inputs(self) -> dict[str, Any] | str:
         try:
-            corpus = importlib.import_module("hmem.bench.bad_inputs")
+            corpus = importlib.import_module("hmem_bench.bad_inputs")
         except ImportError:
-            return "no corpus (hmem.bench.bad_inputs) in this version"
+            return "no corpus (hmem_bench.bad_inputs) in this version"
         items = corpus.load_corpus()
         # A model that answers (as the test does): a session the corpus sends that is
         # valid must get its 200/202, not the fake server's "no scripted reply" 500.

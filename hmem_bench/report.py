@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hmem.bench.data import CATEGORY_NAMES
-from hmem.bench.metrics import BUDGETS, KS
+from hmem_bench.data import CATEGORY_NAMES
+from hmem_bench.metrics import BUDGETS, KS
 
 __all__ = ["write_report"]
 
@@ -298,7 +298,7 @@ def write_report(results: dict[str, Any], out: Path, *, plots: bool = True) -> P
         if stored.get("bytes_per_fact") is not None:
             rows.append(
                 [
-                    f"store bytes per fact ({stored['facts']:,} facts, `hmem.bench.storage`)",
+                    f"store bytes per fact ({stored['facts']:,} facts, `hmem_bench.storage`)",
                     f"{stored['bytes_per_fact']:,.0f} B (and "
                     f"{stored['tx_log_bytes_per_fact']:,.0f} B of transaction log, pruned)",
                 ]
@@ -352,7 +352,7 @@ def write_report(results: dict[str, Any], out: Path, *, plots: bool = True) -> P
             )
         lat = sp.get("latency") or {}
         if lat:
-            md.append("Recall latency (`hmem.bench.latency`):\n")
+            md.append("Recall latency (`hmem_bench.latency`):\n")
             md.append("```\n" + str(lat.get("output", lat)).strip() + "\n```\n")
         if sp.get("notes"):
             md += [f"- {n}" for n in sp["notes"]] + [""]

@@ -22,16 +22,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hmem.bench import beam as beam_bench
-from hmem.bench import locomo as locomo_bench
-from hmem.bench import speed, storage
-from hmem.bench.data import load_beam, load_locomo
-from hmem.bench.embed_cache import CachedEmbedder
-from hmem.bench.fake_llm import FakeModelServer
-from hmem.bench.metrics import Ranked, Scores, evaluate
-from hmem.bench.report import write_report
 from hmem.config import Config
 from hmem.localdb import LocalNeo4j
+from hmem_bench import beam as beam_bench
+from hmem_bench import locomo as locomo_bench
+from hmem_bench import speed, storage
+from hmem_bench.data import load_beam, load_locomo
+from hmem_bench.embed_cache import CachedEmbedder
+from hmem_bench.fake_llm import FakeModelServer
+from hmem_bench.metrics import Ranked, Scores, evaluate
+from hmem_bench.report import write_report
 
 __all__ = ["RunOptions", "run"]
 
@@ -47,11 +47,11 @@ class RunOptions:
     latency: bool = True
     latency_sizes: str = "10000,100000,1000000"
     latency_queries: int = 200
-    storage_facts: int = 6000  # written by hmem.bench.storage on a server of its own; 0 skips
+    storage_facts: int = 6000  # written by hmem_bench.storage on a server of its own; 0 skips
     add_sessions: int = 5
     graphiti_questions: int | None = 40  # per conversation: graphiti's search is slow here
     max_questions: int | None = None
-    plain_text: bool = True  # BEAM and LoCoMo written as text only (hmem.bench.plain_text)
+    plain_text: bool = True  # BEAM and LoCoMo written as text only (hmem_bench.plain_text)
     plain_text_conversations: int = 1
     command: str = "hmem bench run"
     extra: dict[str, Any] = field(default_factory=dict)
@@ -256,7 +256,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
                 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
                 # graphiti's driver logs every server notice (missing optional properties)
                 logging.getLogger("neo4j").setLevel(logging.ERROR)
-                from hmem.bench import graphiti_side
+                from hmem_bench import graphiti_side
 
                 speakers = sorted(
                     {s for cs in corpora.values() for c in cs for s in c.conversation.speakers}
@@ -377,7 +377,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
 
         # -- plain text: the data as text only, inference off and on (issue 33) ---------
         if options.plain_text and options.beam is not None and options.beam.is_file():
-            from hmem.bench import plain_text
+            from hmem_bench import plain_text
 
             print("plain text: BEAM and LoCoMo as text only, infer off/on", file=sys.stderr)
             results["plain_text"] = {"beam": plain_text.beam_text(memory, options.beam, embedder)}
@@ -395,18 +395,18 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
 
     # -- recall latency at scale (another module, its own Neo4j) ---------------------------
     if options.latency:
-        if importlib.util.find_spec("hmem.bench.latency") is None:
-            gaps.append("hmem.bench.latency is not available: no recall latency at 10k/100k/1M.")
+        if importlib.util.find_spec("hmem_bench.latency") is None:
+            gaps.append("hmem_bench.latency is not available: no recall latency at 10k/100k/1M.")
         elif _port_in_use(LATENCY_PORT):
             # Its own server (port 7727) is busy with another run: measuring alongside it
             # would skew both, and stopping it is not ours to do.
             gaps.append(
-                f"recall latency skipped: port {LATENCY_PORT} (hmem.bench.latency's own Neo4j) "
-                "is in use by another run; run `python -m hmem.bench.latency` alone."
+                f"recall latency skipped: port {LATENCY_PORT} (hmem_bench.latency's own Neo4j) "
+                "is in use by another run; run `python -m hmem_bench.latency` alone."
             )
         else:
             print(
-                f"recall latency at {options.latency_sizes} facts (hmem.bench.latency)",
+                f"recall latency at {options.latency_sizes} facts (hmem_bench.latency)",
                 file=sys.stderr,
             )
             started = time.perf_counter()
@@ -416,7 +416,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
                 [
                     sys.executable,
                     "-m",
-                    "hmem.bench.latency",
+                    "hmem_bench.latency",
                     "--fresh",
                     "--no-index",
                     "--sizes",
@@ -440,11 +440,11 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
                     "`hmem bench run --latency-sizes 10000,100000,1000000`."
                 )
             if returncode != 0:
-                gaps.append(f"hmem.bench.latency failed (exit {returncode}): see its output.")
+                gaps.append(f"hmem_bench.latency failed (exit {returncode}): see its output.")
     else:
         gaps.append("recall latency skipped (--no-latency).")
 
-    # -- bytes per fact (hmem.bench.storage: a fresh server of its own) ---------------------
+    # -- bytes per fact (hmem_bench.storage: a fresh server of its own) ---------------------
     # Not the growth of the database used above: Neo4j preallocates its store files, so a
     # fresh store grows by nothing over the LoCoMo ingest and a used one by anything.
     if not options.storage_facts:
@@ -453,12 +453,12 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
         gaps.append("bytes per fact skipped: it writes LoCoMo's observations, not found.")
     elif _port_in_use(storage.BOLT_PORT):
         gaps.append(
-            f"bytes per fact skipped: port {storage.BOLT_PORT} (hmem.bench.storage's own Neo4j) is "
-            "in use by another run; run `python -m hmem.bench.storage` alone."
+            f"bytes per fact skipped: port {storage.BOLT_PORT} (hmem_bench.storage's own Neo4j) is "
+            "in use by another run; run `python -m hmem_bench.storage` alone."
         )
     else:
         print(
-            f"bytes per fact over {options.storage_facts:,} facts (hmem.bench.storage)",
+            f"bytes per fact over {options.storage_facts:,} facts (hmem_bench.storage)",
             file=sys.stderr,
         )
         server = LocalNeo4j(storage.HOME, bolt_port=storage.BOLT_PORT, http_port=storage.HTTP_PORT)

@@ -1,12 +1,12 @@
 """Speed and cost on this machine: direct-write throughput, ``add()`` with the fake
 model server (throughput and model calls per session), store bytes per fact, and the
 Neo4j server's memory. Recall latency at 10k / 100k / 1M facts is
-``hmem.bench.latency``'s job; the report runner calls it.
+``hmem_bench.latency``'s job; the report runner calls it.
 
 The write-path figures alone (LoCoMo ingest, ``remember_many``, ``remember``, ``add()``)
 against the configured server, without the retrieval benchmarks::
 
-    python -m hmem.bench.speed [--data ../shared/data] [--add-sessions 5]
+    python -m hmem_bench.speed [--data ../shared/data] [--add-sessions 5]
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hmem.bench.data import Conversation
-from hmem.bench.fake_llm import FakeModelServer, SessionScript
-from hmem.bench.locomo import LocomoCorpus
-from hmem.bench.queries import query
 from hmem.models import Category, EntityRef, FactDraft
+from hmem_bench.data import Conversation
+from hmem_bench.fake_llm import FakeModelServer, SessionScript
+from hmem_bench.locomo import LocomoCorpus
+from hmem_bench.queries import query
 
 __all__ = ["add_path", "direct_writes", "locomo_ingest", "main", "neo4j_memory"]
 
@@ -170,7 +170,7 @@ def neo4j_memory(driver: Any, database: str, neo4j_home: Path) -> dict[str, Any]
 
 def locomo_ingest(memory: Any, corpora: list[LocomoCorpus], tick: Any = None) -> dict[str, Any]:
     """The LoCoMo corpora written through ``remember_many``, one call per session."""
-    from hmem.bench.locomo import ingest
+    from hmem_bench.locomo import ingest
 
     rows = [ingest(memory, c, tick) for c in corpora]
     added = sum(r["added"] for r in rows)
@@ -188,12 +188,12 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
     import json
 
-    from hmem.bench import locomo
-    from hmem.bench.data import load_locomo
-    from hmem.bench.embed_cache import CachedEmbedder
     from hmem.config import Config
     from hmem.extract.local_embed import LocalEmbeddings
     from hmem.memory import Memory
+    from hmem_bench import locomo
+    from hmem_bench.data import load_locomo
+    from hmem_bench.embed_cache import CachedEmbedder
 
     parser = argparse.ArgumentParser(description="hmem write-path speed (LoCoMo, direct, add)")
     parser.add_argument("--data", default="../shared/data")

@@ -1,6 +1,6 @@
 """Bytes per fact in the Neo4j store, measured on a fresh local server.
 
-    python -m hmem.bench.storage --facts 20000            # own server on 7853/7854
+    python -m hmem_bench.storage --facts 20000            # own server on 7853/7854
 
 How: wipe the server's data, apply hmem's schema, stop the server (a clean shutdown
 checkpoints) and sum the database's files: the baseline. Start it, write ``--facts``
@@ -25,13 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from hmem.bench.data import load_locomo
-from hmem.bench.locomo import SETTINGS, build_items
-from hmem.bench.queries import query
 from hmem.config import Config
 from hmem.localdb import LocalNeo4j
 from hmem.memory import Memory
 from hmem.models import EntityRef, FactDraft
+from hmem_bench.data import load_locomo
+from hmem_bench.locomo import SETTINGS, build_items
+from hmem_bench.queries import query
 
 __all__ = ["BOLT_PORT", "HOME", "HTTP_PORT", "main", "measure"]
 
@@ -150,7 +150,7 @@ def measure(server: LocalNeo4j, locomo: Path, facts: int, config: Config) -> dic
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m hmem.bench.storage", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m hmem_bench.storage", description=__doc__)
     parser.add_argument("--facts", type=int, default=20_000)
     parser.add_argument("--data", default="../shared/data")
     parser.add_argument("--home", default=str(HOME))

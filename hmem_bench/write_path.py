@@ -5,7 +5,7 @@ answers at once with three facts per session, one of which contradicts a stored 
 What it measures is hmem's own cost: wall time per write minus the time spent waiting
 for the chat and embedding calls (the "overhead"), with p50/p95, plus calls and tokens.
 
-    python -m hmem.bench.write_path --sessions 200
+    python -m hmem_bench.write_path --sessions 200
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The big-user benchmark's corpus of real sentences (hmem.bench.corpus): extraction,
+"""The big-user benchmark's corpus of real sentences (hmem_bench.corpus): extraction,
 dedupe, a fixed order, and the on-disk cache; a fake embedder, no model, no network."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hmem.bench.corpus import plausible, real_corpus, sentences, split_sentences, texts_of_file
-from hmem.bench.latency import sentence_entity
+from hmem_bench.corpus import plausible, real_corpus, sentences, split_sentences, texts_of_file
+from hmem_bench.latency import sentence_entity
 
 PY = '''"""Module docstring that says what the module does for its users.
 

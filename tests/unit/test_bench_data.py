@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hmem.bench.data import load_beam, load_locomo, parse_dia_ids, parse_locomo_date
-from hmem.bench.locomo import ABLATIONS, build_items
+from hmem_bench.data import load_beam, load_locomo, parse_dia_ids, parse_locomo_date
+from hmem_bench.locomo import ABLATIONS, build_items
 
 ORIGINAL = [
     {
@@ -157,7 +157,7 @@ def test_the_real_dev_split_loads() -> None:
 
 
 def test_the_report_header_names_the_data_files(tmp_path: Path) -> None:
-    from hmem.bench.report import write_report
+    from hmem_bench.report import write_report
 
     meta = {
         "command": "hmem bench run --locomo x",
@@ -174,7 +174,7 @@ def test_the_report_header_names_the_data_files(tmp_path: Path) -> None:
 
 
 def test_the_report_gives_bytes_per_fact_and_where_they_go(tmp_path: Path) -> None:
-    from hmem.bench.report import write_report
+    from hmem_bench.report import write_report
 
     storage = {
         "facts": 6000,
@@ -189,7 +189,7 @@ def test_the_report_gives_bytes_per_fact_and_where_they_go(tmp_path: Path) -> No
     }
     write_report({"meta": {}, "speed": {"storage": storage}}, tmp_path, plots=False)
     report = (tmp_path / "report.md").read_text()
-    assert "| store bytes per fact (6,000 facts, `hmem.bench.storage`) | 4,443 B" in report
+    assert "| store bytes per fact (6,000 facts, `hmem_bench.storage`) | 4,443 B" in report
     # largest first; parts under 20 bytes summed
     assert "store propertystore.db.arrays 3,367, index fact_user (range-1.0) 74, the rest 16." in (
         report

@@ -6,7 +6,7 @@ import json
 
 import openai
 
-from hmem.bench.fake_llm import FakeModelServer, SessionScript
+from hmem_bench.fake_llm import FakeModelServer, SessionScript
 
 
 def test_extraction_answers_with_the_scripted_facts_and_counts_calls() -> None:

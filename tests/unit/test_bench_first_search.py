@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from hmem.bench.first_search import measure
+from hmem_bench.first_search import measure
 
 
 def _hit(text: str, dense: float) -> dict[str, object]:

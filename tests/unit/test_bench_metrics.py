@@ -6,11 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
-from hmem.bench.beam import plan_supersession, summarise
-from hmem.bench.data import BeamChat, BeamMessage, BeamProbe
-from hmem.bench.fake_llm import minimal_instance
-from hmem.bench.metrics import Ranked, budget_cut, evaluate
-from hmem.bench.textrank import BM25, count_tokens, minmax
+from hmem_bench.beam import plan_supersession, summarise
+from hmem_bench.data import BeamChat, BeamMessage, BeamProbe
+from hmem_bench.fake_llm import minimal_instance
+from hmem_bench.metrics import Ranked, budget_cut, evaluate
+from hmem_bench.textrank import BM25, count_tokens, minmax
 
 
 def test_recall_hit_and_full_at_k() -> None:

@@ -1,6 +1,6 @@
 """Issue 32's write-policy repros that need no database: the text variants of D11, the
 field check of D3, the draft lists of D6, the problem details of D15, and the held-out
-corpus (``hmem.bench.policy_heldout``) scored as docs/policy.md reports it."""
+corpus (``hmem_bench.policy_heldout``) scored as docs/policy.md reports it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import pytest
 
 from hmem.api.problems import Forbidden, problem_for
 from hmem.api.schemas import RememberManyIn
-from hmem.bench.policy_heldout import FIELDS, HASHED, ORDINARY, SECRETS, main, refused, score
 from hmem.errors import ConflictError, NotFoundError, PolicyRefusal
 from hmem.extract._patterns import FINDERS, Clues, normalise, normalise_map
 from hmem.extract.policy import (
@@ -31,6 +30,7 @@ from hmem.models import (
     SupersedeTarget,
     import_batches,
 )
+from hmem_bench.policy_heldout import FIELDS, HASHED, ORDINARY, SECRETS, main, refused, score
 
 GH = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
 
@@ -178,7 +178,7 @@ def test_heldout_corpus_is_big_and_covers_every_field() -> None:
 
 
 def test_heldout_corpus_nothing_missed_and_at_most_two_percent_over_refused() -> None:
-    """The figures of docs/policy.md (``python -m hmem.bench.policy_heldout``)."""
+    """The figures of docs/policy.md (``python -m hmem_bench.policy_heldout``)."""
     missed = [r for r in SECRETS if refused(r) is None]
     over = [r for r in ORDINARY if refused(r) not in (None, HASHED)]
     table = score()

@@ -26,7 +26,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hmem.bench.policy_speed import policy_texts
 from hmem.errors import PolicyRefusal
 from hmem.extract._patterns import _DETECTORS, DETECTOR_NEEDS, FINDERS, Clues, pattern_key
 from hmem.extract.policy import (
@@ -37,6 +36,7 @@ from hmem.extract.policy import (
     require_allowed,
     split_sentences,
 )
+from hmem_bench.policy_speed import policy_texts
 from tests.unit.test_policy import ORDINARY, PEM, SECRETS
 
 SNAPSHOT = Path(__file__).with_name("policy_snapshot.json")

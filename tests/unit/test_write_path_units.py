@@ -183,7 +183,7 @@ def test_dedup_calibration_on_minilm() -> None:
     model = Path(__file__).parents[3] / "shared" / "models" / "all-MiniLM-L6-v2-onnx"
     if not model.is_dir():
         pytest.skip(f"the shared MiniLM model is not at {model}")
-    from hmem.bench.dedup_calibration import calibrate
+    from hmem_bench.dedup_calibration import calibrate
 
     found = calibrate(model)
     assert found["skipped_at_0.95_with_content_guard"] == {"same": 5, "different": 0}
