@@ -22,6 +22,7 @@ def toolchain() -> tuple[str, Path, str]:
     return javac, server.lib_dir, server.version
 
 
+@pytest.mark.slow  # compiles the procedure with javac against the Neo4j jars (~20 s)
 def test_the_jar_holds_the_procedure_and_is_cached(
     toolchain: tuple[str, Path, str], tmp_path: Path
 ) -> None:

@@ -303,6 +303,7 @@ def _load() -> dict[str, Any]:
     return loaded
 
 
+@pytest.mark.slow  # over 3,000 generated texts through every finder
 def test_adversarial_texts_are_decided_as_in_the_snapshot() -> None:
     expected = _load()["texts"]
     texts = {_hash(text): text for text in adversarial_texts()}
@@ -314,6 +315,7 @@ def test_adversarial_texts_are_decided_as_in_the_snapshot() -> None:
     assert changed == [], [(text, outcome(text)) for text in changed[:5]]
 
 
+@pytest.mark.slow  # every benchmark turn through the policy
 @pytest.mark.skipif(
     not (LOCOMO.is_file() and BEAM.is_file()),
     reason="the benchmark data (../shared/data) is not beside this checkout",
