@@ -27,7 +27,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hmem.errors import PolicyRefusal
-from hmem.extract._patterns import _DETECTORS, DETECTOR_NEEDS, FINDERS, Clues, pattern_key
+from hmem.extract._patterns import FINDERS, Clues
+from hmem.extract._patterns.credentials import _DETECTORS, DETECTOR_NEEDS, pattern_key
 from hmem.extract.policy import (
     Message,
     classify,
