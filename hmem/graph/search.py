@@ -37,14 +37,8 @@ from neo4j import exceptions as neo
 
 from hmem.config import Neo4jSettings, SearchSettings
 from hmem.graph import catalog
-from hmem.graph._records import (
-    FULLTEXT_LAG,
-    check_user_id,
-    native,
-    read_autocommit,
-    to_fact,
-    translate_errors,
-)
+from hmem.graph._driver import FULLTEXT_LAG, read_autocommit, translate_errors
+from hmem.graph._records import check_user_id, native, to_fact
 from hmem.models import Fact, HistoryStep, SupersessionLink, check_vector
 
 __all__ = [

@@ -20,7 +20,7 @@ from hmem.errors import (
     RetryableError,
     StoreUnavailableError,
 )
-from hmem.graph._records import Breaker, breaker, translate_errors
+from hmem.graph._driver import Breaker, breaker, translate_errors
 from hmem.ingest.ingestor import Ingestor
 from hmem.ingest.pipeline import Pipeline
 from hmem.ingest.queue import JobQueue
