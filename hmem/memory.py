@@ -25,6 +25,7 @@ from hmem.errors import (
     ValidationError,
 )
 from hmem.extract.clients import EmbeddingClient, make_chat_client, make_embedder
+from hmem.extract.entities import find_entities, pipeline, pipeline_name
 from hmem.extract.extractor import Extractor, JsonChat
 from hmem.extract.policy import (
     require_allowed,
@@ -55,7 +56,6 @@ from hmem.models import (
     import_batches,
     require_aware,
 )
-from hmem.nlp import find_entities, pipeline, pipeline_name
 from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
 from hmem.secret import load_secret
 from hmem.telemetry import Telemetry

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from hmem.extract.entities import find_entities, pipeline, pipeline_name
 from hmem.models import EntityRef
-from hmem.nlp import find_entities, pipeline, pipeline_name
 from hmem_bench.data import Conversation
 
 __all__ = ["measure", "write_sessions"]

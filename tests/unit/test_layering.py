@@ -20,7 +20,7 @@ PKG = Path(hmem.__file__).parent
 LAYERS: list[tuple[str, ...]] = [
     ("hmem.errors",),
     ("hmem.models", "hmem.config", "hmem._text", "hmem.secret", "hmem.testing"),
-    ("hmem.telemetry", "hmem.nlp", "hmem.graph", "hmem.extract", "hmem.localdb"),
+    ("hmem.telemetry", "hmem.graph", "hmem.extract", "hmem.localdb"),
     ("hmem.recall", "hmem.infer", "hmem.ingest"),
     ("hmem.memory", "hmem.surface", "hmem.importers", "hmem.demo"),
     # the faces: each reaches the memory through the surface (embedded or over HTTP)

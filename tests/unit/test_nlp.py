@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from hmem.extract.entities import entity_ruler, find_entities, pipeline, pipeline_name
 from hmem.models import EntityRef
-from hmem.nlp import entity_ruler, find_entities, pipeline, pipeline_name
 
 TRAINED = any(
     importlib.util.find_spec(name) is not None
