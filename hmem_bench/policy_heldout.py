@@ -1,7 +1,7 @@
 """A held-out policy corpus for issue 32: secrets sent through every stored field and the
 model path, and ordinary values that look like them, scored field by field.
 
-Why a second corpus: the table in ``tests/unit/test_policy.py`` grew with the rules, so
+Why a second corpus: the table in ``tests/unit/extract/test_policy.py`` grew with the rules, so
 0 % on it says little about what the next user writes. These rows were written before
 the issue-32 rules (folding, passphrases, other languages, spaced keys, pairs, fields)
 and are not edited to pass: a row that fails is a rule to fix, or a limit to document.

@@ -141,7 +141,7 @@ def test_beam_loader_keeps_knowledge_updates_in_order(tmp_path: Path) -> None:
     assert first.at < second.at  # same anchor day, order kept as the clock
 
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
 
 
 @pytest.mark.skipif(

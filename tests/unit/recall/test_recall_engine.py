@@ -12,7 +12,7 @@ from hmem.errors import NaiveDatetimeError, ValidationError
 from hmem.graph.search import Candidate, CandidateSet, ExpandedFact, FactSearch, Retrieved
 from hmem.models import Fact, HistoryStep
 from hmem.recall import Recall
-from tests.unit.test_recall_scoring_and_context import LINK, LONDON, NOW, PARIS, day, fact
+from tests.unit.recall.test_recall_scoring_and_context import LINK, LONDON, NOW, PARIS, day, fact
 
 VEG = fact("veg", "Maya is vegetarian.")
 

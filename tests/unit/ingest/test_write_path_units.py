@@ -180,7 +180,7 @@ def test_content_guard_keeps_facts_that_add_a_word() -> None:
 
 
 def test_dedup_calibration_on_minilm() -> None:
-    model = Path(__file__).parents[3] / "shared" / "models" / "all-MiniLM-L6-v2-onnx"
+    model = Path(__file__).parents[4] / "shared" / "models" / "all-MiniLM-L6-v2-onnx"
     if not model.is_dir():
         pytest.skip(f"the shared MiniLM model is not at {model}")
     from hmem_bench.dedup_calibration import calibrate

@@ -9,7 +9,7 @@ and a digest of the same outputs over the LoCoMo and BEAM texts when ``../shared
 beside the checkout (the data itself is never copied here).
 
 A rule changed on purpose changes the snapshot: regenerate it with
-``python -m tests.unit.test_policy_snapshot`` and review the diff of the JSON. The last two
+``python -m tests.unit.extract.test_policy_snapshot`` and review the diff of the JSON. The last two
 tests check the gates themselves (``_patterns``: a finder is skipped on a text that lacks what
 all its matches hold) against their finders and against detect-secrets' current patterns.
 """
@@ -38,10 +38,10 @@ from hmem.extract.policy import (
     split_sentences,
 )
 from hmem_bench.policy_speed import policy_texts
-from tests.unit.test_policy import ORDINARY, PEM, SECRETS
+from tests.unit.extract.test_policy import ORDINARY, PEM, SECRETS
 
 SNAPSHOT = Path(__file__).with_name("policy_snapshot.json")
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
 LOCOMO = SHARED / "locomo" / "locomo_dev.jsonl"
 BEAM = SHARED / "beam" / "beam_100k_dev.jsonl"
 
