@@ -14,12 +14,12 @@ import pydantic
 
 from hmem._cli import open_memory as _memory
 from hmem.errors import PolicyRefusal, ValidationError
+from hmem.extract.entities import pipeline_name
 from hmem.extract.policy import require_allowed
 from hmem.extract.relations import policy_table
 from hmem.importers.graphiti_cli import import_graphiti_cmd
 from hmem.memory import NO_CHAT_MODEL, NO_EMBEDDER, Memory
 from hmem.models import Category, FactDraft, require_aware
-from hmem.nlp import pipeline_name
 
 __all__ = ["register"]
 

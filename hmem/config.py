@@ -3,24 +3,182 @@
 Library code takes a ``Config`` argument and never reads the environment itself.
 Every field can be set as ``HMEM_<FIELD>`` (e.g. ``HMEM_NEO4J_URI``) or in a ``.env``
 file when the edge asks for it.
+
+The settings come in sections, read as ``config.neo4j.uri``, ``config.search.w_dense``,
+``config.jobs.lease_s``, ... (a section is every field with its prefix: ``neo4j_``,
+``search_``, ``job_``, ``api_``, ``llm_``, ``embed_``, ``otel_``). Each field is declared
+once, flat, so its documented name (``HMEM_NEO4J_URI``, ``Config(neo4j_uri=...)``) keeps
+working; the nested spelling ``HMEM_NEO4J__URI`` is read too. A new setting is a new
+field with its section's prefix plus one line in that section's class (a test checks
+the two agree).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, ClassVar, Literal, Self
 
-from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
-__all__ = ["Config"]
+__all__ = [
+    "ApiSettings",
+    "Config",
+    "EmbedSettings",
+    "JobsSettings",
+    "LlmSettings",
+    "Neo4jSettings",
+    "OtelSettings",
+    "SearchSettings",
+]
+
+ENV_PREFIX = "HMEM_"
+NESTED = "__"
+
+
+class _Section(BaseModel):
+    """A read-only view of the Config fields that start with ``prefix`` (without it)."""
+
+    # protected_namespaces: llm.model and embed.model_dir are settings, not pydantic's
+    model_config = ConfigDict(frozen=True, protected_namespaces=())
+    prefix: ClassVar[str]
+
+    @classmethod
+    def of(cls, config: Config) -> Self:
+        return cls.model_validate({n: getattr(config, cls.prefix + n) for n in cls.model_fields})
+
+
+class Neo4jSettings(_Section):
+    prefix = "neo4j_"
+    uri: str
+    user: str
+    password: SecretStr | None
+    database: str
+    connect_timeout_s: float
+    acquire_timeout_s: float
+    retry_s: float
+    home: Path
+    http_port: int
+    version: str
+    tls: Literal["off", "optional"]
+
+
+class SearchSettings(_Section):
+    prefix = "search_"
+    w_dense: float
+    w_lexical: float
+    w_entity: float
+    w_session: float
+    session_ranks: int
+    w_adjacent: float
+    w_time: float
+    w_speaker: float
+    names_share: float
+    w_recency: float
+    w_importance: float
+    history_boost: float
+    inherit: float
+    inherit_rival: float
+    inherit_floor: float
+    exact_max_facts: int
+    index_overfetch: int
+    filtered_min_facts: int
+    filtered_overfetch: int
+    entity_max_facts: int
+    entity_max_share: float
+
+
+class JobsSettings(_Section):
+    prefix = "job_"
+    lease_s: float
+    max_attempts: int
+
+
+class ApiSettings(_Section):
+    prefix = "api_"
+    host: str
+    port: int
+    max_body_bytes: int
+    key_cache_s: float
+    key_outage_s: float
+    log_json: bool
+    metrics_token: SecretStr | None
+    worker: bool
+
+
+class LlmSettings(_Section):
+    prefix = "llm_"
+    base_url: str | None
+    api_key: SecretStr | None
+    model: str
+    timeout_s: float
+    max_retries: int
+    response_format: Literal["auto", "json_schema", "json_object"]
+
+
+class EmbedSettings(_Section):
+    prefix = "embed_"
+    provider: Literal["auto", "none", "openai", "local"]
+    base_url: str | None
+    api_key: SecretStr | None
+    model: str | None
+    model_dir: Path | None
+    cache_dir: Path
+    download: bool
+    model_check: bool
+    batch_size: int
+    timeout_s: float
+
+
+class OtelSettings(_Section):
+    prefix = "otel_"
+    enabled: bool
+    user_id: Literal["hash", "plain", "off"]
+
+
+SECTIONS: dict[str, type[_Section]] = {
+    "neo4j": Neo4jSettings,
+    "search": SearchSettings,
+    "jobs": JobsSettings,
+    "api": ApiSettings,
+    "llm": LlmSettings,
+    "embed": EmbedSettings,
+    "otel": OtelSettings,
+}
+
+
+class _NestedEnv(EnvSettingsSource):
+    """``HMEM_<SECTION>__<NAME>`` (e.g. ``HMEM_NEO4J__URI``, ``HMEM_JOBS__LEASE_S``) for
+    the flat field ``<prefix><name>``; the flat ``HMEM_NEO4J_URI`` wins when both are set."""
+
+    def __call__(self) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        fields = self.settings_cls.model_fields
+        for key, raw in os.environ.items():
+            head, sep, name = key.upper().partition(NESTED)
+            if not sep or not head.startswith(ENV_PREFIX) or raw == "":
+                continue
+            section = SECTIONS.get(head[len(ENV_PREFIX) :].lower())
+            field = section.prefix + name.lower() if section else None
+            if field is None or field not in fields:
+                continue  # an unknown nested name is left alone, as an unknown flat one is
+            info: FieldInfo = fields[field]
+            found[field] = self.prepare_field_value(field, info, raw, False)
+        return found
 
 
 class Config(BaseSettings):
     """All of hmem's settings, with safe defaults for a local install."""
 
     model_config = SettingsConfigDict(
-        env_prefix="HMEM_",
+        env_prefix=ENV_PREFIX,
         extra="forbid",
         frozen=True,
         validate_default=True,
@@ -283,6 +441,47 @@ class Config(BaseSettings):
         "model-free import), found by spaCy: auto = a trained pipeline when installed "
         "(hmem[ner]) plus the user's known names; known = the user's known names only; off",
     )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        nested = _NestedEnv(settings_cls, env_ignore_empty=True)
+        return init_settings, env_settings, nested, dotenv_settings, file_secret_settings
+
+    # -- the sections: typed views over the flat fields ------------------------------
+    @property
+    def neo4j(self) -> Neo4jSettings:
+        return Neo4jSettings.of(self)
+
+    @property
+    def search(self) -> SearchSettings:
+        return SearchSettings.of(self)
+
+    @property
+    def jobs(self) -> JobsSettings:
+        return JobsSettings.of(self)
+
+    @property
+    def api(self) -> ApiSettings:
+        return ApiSettings.of(self)
+
+    @property
+    def llm(self) -> LlmSettings:
+        return LlmSettings.of(self)
+
+    @property
+    def embed(self) -> EmbedSettings:
+        return EmbedSettings.of(self)
+
+    @property
+    def otel(self) -> OtelSettings:
+        return OtelSettings.of(self)
 
     @field_validator("neo4j_uri")
     @classmethod

@@ -25,6 +25,7 @@ from hmem.errors import (
     ValidationError,
 )
 from hmem.extract.clients import EmbeddingClient, make_chat_client, make_embedder
+from hmem.extract.entities import find_entities, pipeline, pipeline_name
 from hmem.extract.extractor import Extractor, JsonChat
 from hmem.extract.policy import (
     require_allowed,
@@ -55,7 +56,6 @@ from hmem.models import (
     import_batches,
     require_aware,
 )
-from hmem.nlp import find_entities, pipeline, pipeline_name
 from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
 from hmem.secret import load_secret
 from hmem.telemetry import Telemetry
@@ -160,43 +160,20 @@ class Memory:
             max_entities_per_fact=self.config.max_entities_per_fact,
             vector_index_min_facts=self.config.vector_index_min_facts,
         )
+        search = self.config.search
         self.recall = Recall(
-            FactSearch(
-                self._driver,
-                database=self.config.neo4j_database,
-                exact_max_facts=self.config.search_exact_max_facts,
-                index_overfetch=self.config.search_index_overfetch,
-                search_min_facts=self.config.search_filtered_min_facts,
-                search_overfetch=self.config.search_filtered_overfetch,
-                entity_max_facts=self.config.search_entity_max_facts,
-                entity_max_share=self.config.search_entity_max_share,
-            ),
-            weights=ScoreWeights(
-                dense=self.config.search_w_dense,
-                lexical=self.config.search_w_lexical,
-                entity=self.config.search_w_entity,
-                session=self.config.search_w_session,
-                adjacent=self.config.search_w_adjacent,
-                time=self.config.search_w_time,
-                speaker=self.config.search_w_speaker,
-                session_ranks=self.config.search_session_ranks,
-                recency=self.config.search_w_recency,
-                importance=self.config.search_w_importance,
-                history_boost=self.config.search_history_boost,
-                inherit=self.config.search_inherit,
-                rival=self.config.search_inherit_rival,
-                inherit_floor=min(self.config.search_inherit_floor, self.config.search_inherit),
-            ),
+            FactSearch.from_settings(self._driver, self.config.neo4j, search),
+            weights=ScoreWeights.from_settings(search),
             embedder=self.embedder,
-            names_share=self.config.search_names_share,
+            names_share=search.names_share,
         )
         self._chat = chat
         self._model_checked = False
         self.ingest = Ingestor(
             JobQueue(
                 self.config.queue_path,
-                lease_s=self.config.job_lease_s,
-                max_attempts=self.config.job_max_attempts,
+                lease_s=self.config.jobs.lease_s,
+                max_attempts=self.config.jobs.max_attempts,
                 secret=secret,
             ),
             Pipeline(

@@ -17,15 +17,8 @@ from neo4j import exceptions as neo
 
 from hmem.errors import ErasureInProgressError, HmemError, NotFoundError, UserErasedError
 from hmem.graph import catalog
-from hmem.graph._records import (
-    FULLTEXT_LAG,
-    native,
-    read_autocommit,
-    run_statement,
-    to_fact,
-    translate_errors,
-    unpacked,
-)
+from hmem.graph._driver import FULLTEXT_LAG, read_autocommit, run_statement, translate_errors
+from hmem.graph._records import native, to_fact, unpacked
 from hmem.graph.schema import apply_schema
 from hmem.models import Fact, require_aware
 

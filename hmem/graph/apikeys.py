@@ -22,7 +22,8 @@ from neo4j import Driver
 
 from hmem.errors import KeyRevokedError, NotFoundError, ValidationError
 from hmem.graph import catalog
-from hmem.graph._records import native, translate_errors
+from hmem.graph._driver import translate_errors
+from hmem.graph._records import native
 
 __all__ = [
     "TENANT_PATTERN",

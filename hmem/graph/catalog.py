@@ -14,7 +14,7 @@ statements; see ``_included``).
 A node found by its key names the key's index (``USING INDEX f:Fact(user_id, id)``):
 Neo4j plans a statement with the statistics of the moment it first runs it, and on a
 new store it chose the one-property ``user_id`` index for such lookups, reading every
-fact of the user for each one (docs/write-path.md; ``tests/unit/test_catalog.py``
+fact of the user for each one (docs/write-path.md; ``tests/unit/graph/test_catalog.py``
 checks every statement).
 """
 

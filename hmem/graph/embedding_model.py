@@ -20,7 +20,8 @@ from neo4j import Driver
 
 from hmem.errors import EmbeddingModelMismatchError, SchemaError
 from hmem.graph._base import VECTOR_SET_PROCEDURE
-from hmem.graph._records import packed, run_statement
+from hmem.graph._driver import run_statement
+from hmem.graph._records import packed
 from hmem.graph.schema import apply_schema, check_vector_index
 
 __all__ = ["StoreModel", "check_model", "forget_model", "pending", "reembed", "store_model"]

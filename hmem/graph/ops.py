@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from neo4j import Driver
 
 from hmem.errors import HmemError
-from hmem.graph._records import breaker, run_statement
+from hmem.graph._driver import breaker, run_statement
 from hmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, check_vector_index, show_index
 
 __all__ = ["memory_stats", "readiness"]

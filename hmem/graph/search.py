@@ -35,15 +35,10 @@ from typing import Any, Literal
 from neo4j import Driver, Session
 from neo4j import exceptions as neo
 
+from hmem.config import Neo4jSettings, SearchSettings
 from hmem.graph import catalog
-from hmem.graph._records import (
-    FULLTEXT_LAG,
-    check_user_id,
-    native,
-    read_autocommit,
-    to_fact,
-    translate_errors,
-)
+from hmem.graph._driver import FULLTEXT_LAG, read_autocommit, translate_errors
+from hmem.graph._records import check_user_id, native, to_fact
 from hmem.models import Fact, HistoryStep, SupersessionLink, check_vector
 
 __all__ = [
@@ -233,6 +228,22 @@ class FactSearch:
         self.entity_max_facts = entity_max_facts
         self.entity_max_share = entity_max_share
         self.lexical_term_max = lexical_term_max
+
+    @classmethod
+    def from_settings(
+        cls, driver: Driver, neo4j: Neo4jSettings, search: SearchSettings
+    ) -> FactSearch:
+        """The read path ``config.neo4j`` and ``config.search`` describe."""
+        return cls(
+            driver,
+            database=neo4j.database,
+            exact_max_facts=search.exact_max_facts,
+            index_overfetch=search.index_overfetch,
+            search_min_facts=search.filtered_min_facts,
+            search_overfetch=search.filtered_overfetch,
+            entity_max_facts=search.entity_max_facts,
+            entity_max_share=search.entity_max_share,
+        )
 
     @property
     def native_topk(self) -> bool:

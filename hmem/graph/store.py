@@ -28,7 +28,8 @@ from hmem.errors import (
     ValidationError,
 )
 from hmem.graph._base import VECTOR_SET_PROCEDURE, new_id, user_ref
-from hmem.graph._records import FULLTEXT_LAG, check_user_id, native, to_fact, unpacked
+from hmem.graph._driver import FULLTEXT_LAG
+from hmem.graph._records import check_user_id, native, to_fact, unpacked
 from hmem.graph.imported import ImportData
 from hmem.graph.userdata import UserData
 from hmem.models import (

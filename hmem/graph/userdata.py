@@ -13,7 +13,8 @@ from neo4j import ManagedTransaction
 from hmem.errors import ConflictError
 from hmem.graph import catalog
 from hmem.graph._base import StoreBase, new_id, user_ref
-from hmem.graph._records import check_user_id, native, to_fact, translate_errors
+from hmem.graph._driver import translate_errors
+from hmem.graph._records import check_user_id, native, to_fact
 from hmem.models import Entity, Episode, ProfileRecord, SupersessionLink, UserExport
 
 __all__ = ["UserData"]

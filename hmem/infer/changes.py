@@ -24,8 +24,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hmem.extract.entities import TRAINED_PIPELINES
 from hmem.models import SupersedeReason
-from hmem.nlp import TRAINED_PIPELINES
 
 if TYPE_CHECKING:
     from spacy.language import Language

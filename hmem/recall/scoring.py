@@ -34,6 +34,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from hmem.config import SearchSettings
 from hmem.models import Fact, canonical_name
 from hmem.recall.models import Hit
 
@@ -77,6 +78,26 @@ class ScoreWeights:
     speaker: float = 0.13  # a turn said by a person the question names
     # The session share counts in the first session_ranks ranks only (see session_head).
     session_ranks: int = 20
+
+    @classmethod
+    def from_settings(cls, search: SearchSettings) -> ScoreWeights:
+        """The weights ``config.search`` names (the floor never above ``inherit``)."""
+        return cls(
+            dense=search.w_dense,
+            lexical=search.w_lexical,
+            entity=search.w_entity,
+            session=search.w_session,
+            adjacent=search.w_adjacent,
+            time=search.w_time,
+            speaker=search.w_speaker,
+            session_ranks=search.session_ranks,
+            recency=search.w_recency,
+            importance=search.w_importance,
+            history_boost=search.history_boost,
+            inherit=search.inherit,
+            rival=search.inherit_rival,
+            inherit_floor=min(search.inherit_floor, search.inherit),
+        )
 
     def handed(self, replaced: float, own: float) -> float:
         """What a successor inherits from the replaced fact's score when a newer fact

@@ -6,7 +6,7 @@ splits text (cl100k/o200k): a common English word with its leading space is one
 token, long words split about every six letters, digits go in groups of three, each
 punctuation mark and each non-Latin character counts on its own. It is meant to
 over-count slightly (a budget must not be overrun), not to match one tokenizer
-exactly; tests/unit/test_recall_tokens.py pins its behaviour.
+exactly; tests/unit/recall/test_recall_tokens.py pins its behaviour.
 """
 
 from __future__ import annotations

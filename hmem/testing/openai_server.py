@@ -6,9 +6,10 @@ It speaks just enough of the OpenAI API for hmem's clients, over real sockets:
   a dict or list (sent as its JSON text), a raw string (sent as is), an ``HttpError``
   (that status with an OpenAI-style error body), or a ``Delay`` (wait, then send its
   ``then`` reply: longer than the client's timeout forces a timeout). An empty queue
-  answers 500 naming the problem. With ``json_schema_supported = False`` every
-  ``json_schema`` request is refused with 400 without consuming a reply, the way
-  servers without structured outputs answer.
+  answers 500 naming the problem, unless ``chat_fallback`` is set: then that callable
+  answers every request the queue does not (a benchmark's endless scripted model).
+  With ``json_schema_supported = False`` every ``json_schema`` request is refused with
+  400 without consuming a reply, the way servers without structured outputs answer.
 - ``POST /v1/embeddings`` answers with ``embed_fn(text, dim)`` per input (default:
   ``hash_embedding``, a deterministic unit vector from the text's SHA-256), honouring
   ``dimensions`` and ``encoding_format`` ("float" or "base64"). Items queued with
@@ -123,6 +124,7 @@ class FakeOpenAIServer:
         json_schema_supported: bool = True,
         base64_embeddings: Literal["honoured", "refused", "ignored"] = "honoured",
         chat_replies: Iterable[ChatReply] = (),
+        chat_fallback: Callable[[dict[str, Any]], Any] | None = None,
     ) -> None:
         self.api_key = api_key
         self.embedding_dim = embedding_dim
@@ -131,6 +133,7 @@ class FakeOpenAIServer:
         self.base64_embeddings = base64_embeddings
         self.requests: list[RecordedRequest] = []
         self._chat: deque[ChatReply] = deque(chat_replies)
+        self.chat_fallback = chat_fallback
         self._embeddings: deque[HttpError | Delay] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -197,6 +200,11 @@ class FakeOpenAIServer:
             self._chat.clear()
             return left
 
+    def clear_requests(self) -> None:
+        """Forget the requests recorded so far (the counts start again from zero)."""
+        with self._lock:
+            self.requests.clear()
+
     def queue_embeddings(self, *items: HttpError | Delay) -> None:
         with self._lock:
             self._embeddings.extend(items)
@@ -255,6 +263,8 @@ class FakeOpenAIServer:
         if response_format.get("type") == "json_schema" and not self.json_schema_supported:
             return 400, _error("response_format type 'json_schema' is not supported"), {}
         reply = self._next_chat()
+        if reply is None and self.chat_fallback is not None:
+            reply = self.chat_fallback
         while isinstance(reply, Delay):
             if not self._wait(reply.seconds):
                 return 503, _error("the fake server is stopping"), {}

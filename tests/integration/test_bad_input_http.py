@@ -1,6 +1,6 @@
 """The bad-input corpus over real HTTP: no item answered with a 5xx, and the user unharmed.
 
-The corpus is ``hmem/bench/bad_inputs.json`` (the reliability benchmark sends the same one).
+The corpus is ``hmem_bench/bad_inputs.json`` (the reliability benchmark sends the same one).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from neo4j import Driver
 
 from hmem import Config, Memory
-from hmem.bench.bad_inputs import load_corpus, send_all
+from hmem_bench.bad_inputs import load_corpus, send_all
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 

@@ -14,7 +14,7 @@ from hmem import Config, Memory
 from hmem.cli import main
 from hmem.models import EntityRef, FactDraft
 from tests.integration._recall_fixtures import MODEL, local_embedder
-from tests.unit.test_nlp import needs_trained
+from tests.unit.extract.test_entities import needs_trained
 
 
 def _entities(memory: Memory, user_id: str) -> dict[str, str]:

@@ -313,9 +313,9 @@ def test_import_of_the_benchmarks_graphiti_graph_equals_the_source(
 
     import numpy as np
 
-    from hmem.bench import graphiti_side
-    from hmem.bench.data import load_locomo
-    from hmem.bench.locomo import LocomoCorpus, build_items
+    from hmem_bench import graphiti_side
+    from hmem_bench.data import load_locomo
+    from hmem_bench.locomo import LocomoCorpus, build_items
 
     data = Path(__file__).resolve().parents[3] / "shared/data/locomo/locomo_dev.jsonl"
     if not data.is_file():

@@ -15,7 +15,7 @@ from neo4j import Driver
 
 from hmem import Config
 from hmem.graph import catalog
-from hmem.graph._records import run_statement
+from hmem.graph._driver import run_statement
 from hmem.graph.schema import filtered_search, server_version
 from hmem.graph.search import TOPK_PROCEDURE
 

@@ -1,6 +1,6 @@
 """Every secret of the policy table stays out of the queue, the prompt and the episode.
 
-One session holds every row of ``tests/unit/test_policy.py``'s SECRETS as its own user
+One session holds every row of ``tests/unit/extract/test_policy.py``'s SECRETS as its own user
 message: it is accepted in the background (the queue row is read from the SQLite file),
 then run (the prompt the fake model received is read), then exported (the episode).
 """
@@ -15,7 +15,7 @@ from neo4j import Driver
 
 from hmem import Config, Memory
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
-from tests.unit.test_policy import SECRETS
+from tests.unit.extract.test_policy import SECRETS
 
 
 def test_no_secret_of_the_table_reaches_queue_prompt_or_episode(

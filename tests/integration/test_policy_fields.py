@@ -1,6 +1,6 @@
 """Issue 32's write-policy repros against the real store (security review D3, D4, D6,
 D11, D12, D14, D15), over HTTP where the review sent them, and the held-out corpus
-(``hmem.bench.policy_heldout``) written through each row's own field: nothing of a
+(``hmem_bench.policy_heldout``) written through each row's own field: nothing of a
 secret is stored (graph export, queue file and its WAL), few look-alikes are refused.
 
 The model is the fake OpenAI-compatible server; for the review's model probes it
@@ -23,11 +23,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from neo4j import Driver
 
 from hmem import Config, Memory
-from hmem.bench.policy_heldout import ORDINARY, SECRETS, Row
 from hmem.client import Client
 from hmem.errors import HmemError, PolicyRefusal, TextTooLongError
 from hmem.mcp_server import build_server
 from hmem.models import EntityRef, FactDraft
+from hmem_bench.policy_heldout import ORDINARY, SECRETS, Row
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 

@@ -99,7 +99,7 @@ def test_server_lines_and_their_java(tmp_path: Path, monkeypatch: pytest.MonkeyP
     with pytest.raises(LocalNeo4jError, match=r"HMEM_JAVA_HOME=.*Neo4j 2026"):
         new.java()
     monkeypatch.delenv("HMEM_JAVA_HOME")
-    monkeypatch.setattr("hmem.localdb.server._JAVA_ROOTS", (str(tmp_path),))
+    monkeypatch.setattr("hmem.localdb.install._JAVA_ROOTS", (str(tmp_path),))
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "nojdk"))
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(LocalNeo4jError, match=r"needs Java 21 or 25.*HMEM_JAVA_HOME"):

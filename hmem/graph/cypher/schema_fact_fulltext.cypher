@@ -4,7 +4,7 @@
 // analyzer stems both sides ("live" finds "lives" and "lived") and drops English stop
 // words. Eventually consistent: a commit does not wait for Lucene (the index update was
 // about half of a small write's commit); the text is searchable ~10 ms later, and a
-// process reads its own writes (hmem.graph._records.FulltextLag waits before its next
+// process reads its own writes (hmem.graph._driver.FulltextLag waits before its next
 // search). An index made with another analyzer or consistency is dropped first
 // (schema_fact_fulltext_drop).
 CREATE FULLTEXT INDEX fact_text_user IF NOT EXISTS FOR (f:Fact) ON EACH [f.text, f.user_id]

@@ -1,5 +1,5 @@
 // params: user_id, indexed, facts, links, now
-// Benchmark only (hmem.bench.latency): synthetic facts for one user with their unit
+// Benchmark only (hmem_bench.latency): synthetic facts for one user with their unit
 // vectors (x.embedding, drawn by the caller, stored as float32, and x.packed, the same as
 // float32 little-endian bytes: both, so that --plain-cypher can scan the same store; the
 // product keeps one, write_apply.cypher), entity mentions, and

@@ -1,0 +1,160 @@
+"""`hmem bench …`: the benchmark commands (the `bench` extra). hmem/cli.py only loads
+this group when `hmem bench` runs, so the product never imports the benchmark."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from hmem._cli import load_config as _config
+
+
+@click.group()
+def bench() -> None:
+    """Benchmarks: LoCoMo retrieval, BEAM updates, speed and cost, graphiti side by side."""
+
+
+@bench.command("reliability")
+@click.option("--tries", default=5, show_default=True, help="erasure races of each kind")
+@click.option("--clients", default=64, show_default=True, help="concurrent API clients")
+@click.option("--writes", default=4, show_default=True, help="writes per client")
+@click.option("--out", type=click.Path(), help="also write the figures here (JSON)")
+def bench_reliability(tries: int, clients: int, writes: int, out: str | None) -> None:
+    """Erasure races, Neo4j and worker kill -9, an outage, load, bad inputs: with counts.
+    Runs on a Neo4j of its own (free ports, temporary home), never on yours."""
+    from hmem_bench.reliability import run
+
+    results = run(_config(), tries=tries, clients=clients, writes=writes)
+    text = json.dumps(results, indent=2)
+    click.echo(text)
+    if out:
+        Path(out).write_text(text + "\n")
+
+
+@bench.command("run")
+@click.option(
+    "--data",
+    "data_dir",
+    default="../shared/data",
+    show_default=True,
+    help="folder with locomo/locomo_dev.jsonl and beam/beam_100k_dev.jsonl",
+)
+@click.option(
+    "--locomo", "locomo_path", help="LoCoMo: the converted jsonl or the original locomo10.json"
+)
+@click.option("--beam", "beam_path", help="BEAM jsonl (default: <data>/beam/…_dev.jsonl)")
+@click.option("--model-dir", default="../shared/models/all-MiniLM-L6-v2-onnx", show_default=True)
+@click.option("--out", default="bench-results", show_default=True)
+@click.option("--no-graphiti", is_flag=True, help="skip graphiti-core side by side")
+@click.option("--no-latency", is_flag=True, help="skip recall latency at scale")
+@click.option("--latency-sizes", default="10000,100000,1000000", show_default=True)
+@click.option("--latency-queries", default=200, show_default=True)
+@click.option(
+    "--storage-facts",
+    default=6000,
+    show_default=True,
+    help="facts written for bytes per fact (hmem_bench.storage, own server; 0 skips)",
+)
+@click.option("--add-sessions", default=5, show_default=True, help="sessions to count calls on")
+@click.option("--max-questions", type=int, help="per conversation (a quick run)")
+@click.option("--graphiti-questions", default=40, show_default=True, help="per conversation")
+@click.option(
+    "--no-plain-text", is_flag=True, help="skip BEAM/LoCoMo written as text only (infer off/on)"
+)
+def bench_run(
+    data_dir: str,
+    locomo_path: str | None,
+    beam_path: str | None,
+    model_dir: str,
+    out: str,
+    no_graphiti: bool,
+    no_latency: bool,
+    latency_sizes: str,
+    latency_queries: int,
+    storage_facts: int,
+    add_sessions: int,
+    max_questions: int | None,
+    graphiti_questions: int,
+    no_plain_text: bool,
+) -> None:
+    """Run every benchmark and write results.json, report.md and PNG plots to --out."""
+    from pathlib import Path
+
+    from hmem_bench.runner import RunOptions, run
+
+    data = Path(data_dir)
+    options = RunOptions(
+        locomo=Path(locomo_path) if locomo_path else data / "locomo" / "locomo_dev.jsonl",
+        beam=Path(beam_path) if beam_path else data / "beam" / "beam_100k_dev.jsonl",
+        out=Path(out),
+        model_dir=Path(model_dir),
+        graphiti=not no_graphiti,
+        latency=not no_latency,
+        latency_sizes=latency_sizes,
+        latency_queries=latency_queries,
+        storage_facts=storage_facts,
+        add_sessions=add_sessions,
+        max_questions=max_questions,
+        graphiti_questions=graphiti_questions,
+        plain_text=not no_plain_text,
+        command="hmem bench run " + " ".join(sys.argv[3:])
+        if len(sys.argv) > 3
+        else "hmem bench run",
+    )
+    run(_config(), options)
+    click.echo(f"report: {Path(out) / 'report.md'}")
+
+
+@bench.command("first-search")
+@click.option("--url", default="http://127.0.0.1:8000", show_default=True, help="a running API")
+@click.option("--key", envvar="HMEM_API_KEY", required=True, help="API key (or HMEM_API_KEY)")
+@click.option("--user", "user_id", default="maya", show_default=True)
+@click.option("--query", default="What pets does Maya have?", show_default=True)
+@click.option("--repeat", default=20, show_default=True, help="warm searches after the first")
+@click.option("--ready-timeout", default=600.0, show_default=True, help="seconds")
+def bench_first_search(
+    url: str, key: str, user_id: str, query: str, repeat: int, ready_timeout: float
+) -> None:
+    """The first search after start vs the median of the next ones (JSON on stdout).
+    Start right after the API (e.g. `make demo`, which prints the key): it waits for
+    /readyz, then searches 1 + --repeat times and shows the first search's top hits."""
+    import httpx
+
+    from hmem_bench.first_search import measure
+
+    headers = {"Authorization": f"Bearer {key}"}
+    with httpx.Client(base_url=url, headers=headers, timeout=120.0) as client:
+        result = measure(
+            client, user_id=user_id, query=query, repeat=repeat, ready_timeout_s=ready_timeout
+        )
+    click.echo(json.dumps(result, indent=2))
+
+
+@bench.command("ner")
+@click.option(
+    "--locomo",
+    "locomo_path",
+    default="../shared/data/locomo/locomo_dev.jsonl",
+    show_default=True,
+    help="LoCoMo: the converted jsonl or the original locomo10.json",
+)
+@click.option(
+    "--sessions-out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="also write each conversation as an `hmem import` JSONL file here",
+)
+def bench_ner(locomo_path: str, sessions_out: Path | None) -> None:
+    """spaCy entities on the LoCoMo turns: entities per fact, ms per 1,000 facts, for
+    the trained pipeline and the blank + known-names fallback (JSON on stdout)."""
+    from hmem_bench.data import load_locomo
+    from hmem_bench.ner import measure, write_sessions
+
+    convs = load_locomo(locomo_path)
+    if sessions_out is not None:
+        sessions_out.mkdir(parents=True, exist_ok=True)
+        for conv in convs:
+            write_sessions(conv, sessions_out / f"{conv.conversation_id}.jsonl")
+    click.echo(json.dumps({"data": locomo_path, **measure(convs)}, indent=2))

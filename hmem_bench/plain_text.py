@@ -1,0 +1,203 @@
+"""Plain text keeps time (issue 33), measured without a model: the benchmarks written
+as text only, one ``remember(text)`` per message, with no links and no dates from the
+data, inference off and on.
+
+- BEAM knowledge updates: updated top 1 and stale first with no supersession from the
+  data (inference off: today's text-only figure; on: what the words closed);
+- LoCoMo observations (and observations + turns): how many facts inference closed,
+  the first 50 with their cue, and R@10 with inference on beside off;
+- the time a write takes with inference on and off (p50, p95).
+
+``python -m hmem_bench.plain_text`` (a running Neo4j, ``HMEM_NEO4J_*``); the vectors
+come from the shared MiniLM through the bench's cache, written with each text so the
+embedder's time is not in the write times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hmem.config import Config
+from hmem.errors import PolicyRefusal
+from hmem.extract.local_embed import LocalEmbeddings
+from hmem.memory import Memory
+from hmem_bench import beam as beam_bench
+from hmem_bench import locomo as locomo_bench
+from hmem_bench.data import load_beam, load_locomo
+from hmem_bench.embed_cache import CachedEmbedder
+from hmem_bench.metrics import evaluate
+
+__all__ = ["beam_text", "locomo_text", "main"]
+
+
+def _percentiles(values: Sequence[float]) -> dict[str, float]:
+    if not values:
+        return {"p50": 0.0, "p95": 0.0, "n": 0}
+    arr = np.asarray(values, dtype=np.float64)
+    return {
+        "p50": round(float(np.percentile(arr, 50)), 2),
+        "p95": round(float(np.percentile(arr, 95)), 2),
+        "n": len(values),
+    }
+
+
+def _write(
+    memory: Memory,
+    user: str,
+    rows: Sequence[tuple[str, str, Any, Sequence[float]]],
+    infer: bool,
+) -> tuple[list[float], list[dict[str, Any]]]:
+    """``rows``: (fact id, text, observed_at, vector), written one ``remember`` each in
+    order. Returns the write times (ms) and the closures inferred."""
+    times: list[float] = []
+    closures: list[dict[str, Any]] = []
+    texts = {fid: text for fid, text, _, _ in rows}
+    for fid, text, when, vector in rows:
+        started = time.perf_counter()
+        try:
+            result = memory.remember(
+                text, user_id=user, observed_at=when, embedding=list(vector), fact_id=fid,
+                source="bench-text", infer=infer,
+            )  # fmt: skip
+        except PolicyRefusal:
+            continue
+        times.append((time.perf_counter() - started) * 1000)
+        for link in result.inferred:
+            closures.append(
+                {
+                    "closed": texts.get(link.old_id, link.old_id)[:160],
+                    "by": text[:160],
+                    "reason": link.reason.value,
+                    "cue": link.cue,
+                    "score": link.score,
+                }
+            )
+    return times, closures
+
+
+def beam_text(memory: Memory, path: Path, embedder: CachedEmbedder) -> dict[str, Any]:
+    chats = load_beam(path)
+    out: dict[str, Any] = {"source": str(path)}
+    for infer in (False, True):
+        verdicts: list[dict[str, bool]] = []
+        times: list[float] = []
+        closures: list[dict[str, Any]] = []
+        for chat in chats:
+            tag = "-text-infer" if infer else "-text"
+            corpus = beam_bench.build_corpus(
+                dataclasses.replace(chat, chat_id=chat.chat_id + tag), embedder
+            )
+            memory.erase_user(corpus.user_id)
+            rows = [
+                (corpus.fact_id(m.id), m.text, m.at, v)
+                for m, v in zip(corpus.chat.messages, corpus.vectors, strict=True)
+                if m.id not in corpus.refused
+            ]
+            t, c = _write(memory, corpus.user_id, rows, infer)
+            times += t
+            closures += c
+            v, _ = beam_bench.evaluate_hmem(memory, corpus)
+            verdicts += v
+            print(f"BEAM {chat.chat_id} infer={infer}: {len(rows)} writes", file=sys.stderr)
+            memory.erase_user(corpus.user_id)
+        out["infer" if infer else "no_infer"] = {
+            **beam_bench.summarise(verdicts),
+            "closed": len(closures),
+            "write_ms": _percentiles(times),
+            "closures": closures[:20],
+        }
+    return out
+
+
+def locomo_text(
+    memory: Memory, path: Path, embedder: CachedEmbedder, conversations: int
+) -> dict[str, Any]:
+    convs = load_locomo(path)[:conversations]
+    out: dict[str, Any] = {"source": str(path), "conversations": len(convs)}
+    for setting in ("facts", "full"):
+        per: dict[str, Any] = {}
+        for infer in (False, True):
+            ranked = []
+            times: list[float] = []
+            closures: list[dict[str, Any]] = []
+            for conv in convs:
+                corpus = locomo_bench.build_corpus(conv, setting, embedder)
+                user = locomo_bench.user_id_for(conv.conversation_id, setting)
+                memory.erase_user(user)
+                dates = {s.session_id: s.date for s in conv.sessions}
+                order = sorted(
+                    range(len(corpus.items)), key=lambda i: dates[corpus.items[i].session]
+                )
+                rows = [
+                    (
+                        corpus.items[i].id,
+                        corpus.items[i].text,
+                        dates[corpus.items[i].session],
+                        corpus.vectors[i],
+                    )
+                    for i in order
+                ]
+                t, c = _write(memory, user, rows, infer)
+                times += t
+                closures += c
+                ranked += list(locomo_bench.search_hmem(memory, corpus))
+                print(
+                    f"LoCoMo {conv.conversation_id} {setting} infer={infer}: {len(rows)} writes",
+                    file=sys.stderr,
+                )
+                memory.erase_user(user)
+            scores = evaluate(ranked)
+            per["infer" if infer else "no_infer"] = {
+                "r@10": round(scores.get("k10"), 4),
+                "closed": len(closures),
+                "write_ms": _percentiles(times),
+                "closures": closures[:50],
+            }
+        out[setting] = per
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path("/work/shared/data"))
+    parser.add_argument(
+        "--model-dir", type=Path, default=Path("/work/shared/models/all-MiniLM-L6-v2-onnx")
+    )
+    parser.add_argument("--cache-dir", type=Path, default=Path(".hmem/bench-cache"))
+    parser.add_argument("--locomo-conversations", type=int, default=1)
+    parser.add_argument("--skip-locomo", action="store_true")
+    parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    args = parser.parse_args(argv)
+    config = Config()
+    config = Config(**{**config.model_dump(), "max_fact_chars": max(config.max_fact_chars, 16_000)})
+    local = LocalEmbeddings(model_dir=args.model_dir, expected_dim=config.embedding_dim)
+    embedder = CachedEmbedder(local, args.cache_dir)
+    results: dict[str, Any] = {}
+    with Memory(config, embedder=local) as memory:
+        memory.init_schema()
+        results["beam"] = beam_text(memory, args.data / "beam" / "beam_100k_dev.jsonl", embedder)
+        if not args.skip_locomo:
+            results["locomo"] = locomo_text(
+                memory,
+                args.data / "locomo" / "locomo_dev.jsonl",
+                embedder,
+                args.locomo_conversations,
+            )
+    text = json.dumps(results, indent=2, default=str)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
