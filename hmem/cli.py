@@ -584,6 +584,72 @@ def bench_first_search(
     click.echo(json.dumps(result, indent=2))
 
 
+@bench.command("http")
+@click.option("--url", default="http://127.0.0.1:8000", show_default=True, help="a running API")
+@click.option("--key", envvar="HMEM_API_KEY", required=True, help="API key (or HMEM_API_KEY)")
+@click.option("--user", "user_id", default="maya", show_default=True)
+@click.option(
+    "--tenant",
+    default="demo",
+    show_default=True,
+    help="the key's tenant: search() reads the stored user TENANT:USER ('' skips search())",
+)
+@click.option("-n", "n", default=100, show_default=True, help="searches one at a time, each way")
+@click.option("--clients", default=16, show_default=True, help="concurrent callers (0 skips)")
+@click.option("--seconds", default=15.0, show_default=True, help="length of the load")
+@click.option(
+    "--pid", "pids", multiple=True, type=int, help="report this process's CPU per request"
+)
+def bench_http(
+    url: str,
+    key: str,
+    user_id: str,
+    tenant: str,
+    n: int,
+    clients: int,
+    seconds: float,
+    pids: tuple[int, ...],
+) -> None:
+    """HTTP /search vs Memory.search on the same store (p50/p95 one at a time), then
+    --clients concurrent callers: req/s, p50, p95 (JSON on stdout). Run it beside a
+    running API (e.g. `make demo`) with the same HMEM_ settings."""
+    from hmem.bench.http_load import measure
+
+    if not tenant:
+        result = measure(url, key, user_id=user_id, search=None, n=n, clients=clients,
+                         seconds=seconds, pids=pids)  # fmt: skip
+    else:
+        with _memory(_config()) as memory:
+            result = measure(
+                url,
+                key,
+                user_id=user_id,
+                search=lambda q: memory.search(q, user_id=f"{tenant}:{user_id}"),
+                n=n,
+                clients=clients,
+                seconds=seconds,
+                pids=pids,
+            )
+    click.echo(json.dumps(result, indent=2))
+
+
+@bench.command("mcp")
+@click.option("--user", "user_id", default="maya", show_default=True)
+@click.option("--tenant", default="demo", show_default=True, help="as `hmem mcp --tenant`")
+@click.option("--repeat", default=20, show_default=True, help="recalls after the first")
+@click.option("--pause", default=3.0, show_default=True, help="seconds before the first recall")
+def bench_mcp(user_id: str, tenant: str, repeat: int, pause: float) -> None:
+    """`hmem mcp` through the MCP client over stdio: initialize, tools/list, the first
+    recall and the median of the next (JSON on stdout)."""
+    from hmem.bench.http_load import QUESTIONS
+    from hmem.bench.mcp_start import measure
+
+    result = measure(
+        user_id=user_id, tenant=tenant or None, questions=QUESTIONS, repeat=repeat, pause_s=pause
+    )
+    click.echo(json.dumps(result, indent=2))
+
+
 @bench.command("ner")
 @click.option(
     "--locomo",
