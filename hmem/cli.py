@@ -6,6 +6,7 @@ import functools
 import importlib
 import json
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -561,17 +562,46 @@ def bench_run(
 
 @bench.command("first-search")
 @click.option("--url", default="http://127.0.0.1:8000", show_default=True, help="a running API")
-@click.option("--key", envvar="HMEM_API_KEY", required=True, help="API key (or HMEM_API_KEY)")
+@click.option("--key", envvar="HMEM_API_KEY", help="API key (or HMEM_API_KEY)")
 @click.option("--user", "user_id", default="maya", show_default=True)
 @click.option("--query", default="What pets does Maya have?", show_default=True)
 @click.option("--repeat", default=20, show_default=True, help="warm searches after the first")
 @click.option("--ready-timeout", default=600.0, show_default=True, help="seconds")
+@click.option(
+    "--python",
+    "python_tenant",
+    help="no API: a Memory of this process, TENANT:USER, right after Memory.warm_up "
+    "(then new question shapes too); e.g. --python demo",
+)
 def bench_first_search(
-    url: str, key: str, user_id: str, query: str, repeat: int, ready_timeout: float
+    url: str,
+    key: str | None,
+    user_id: str,
+    query: str,
+    repeat: int,
+    ready_timeout: float,
+    python_tenant: str | None,
 ) -> None:
     """The first search after start vs the median of the next ones (JSON on stdout).
     Start right after the API (e.g. `make demo`, which prints the key): it waits for
-    /readyz, then searches 1 + --repeat times and shows the first search's top hits."""
+    /readyz, then searches 1 + --repeat times and shows the first search's top hits.
+    With --python: the same for Memory.search after Memory.warm_up, and questions of
+    new shapes."""
+    if python_tenant is not None:
+        from hmem.bench.first_search import measure_python
+
+        stored = f"{python_tenant}:{user_id}" if python_tenant else user_id
+        started = time.perf_counter()
+        with _memory(_config()) as memory:
+            memory.warm_up()
+            ready_s = time.perf_counter() - started
+            found = measure_python(
+                lambda q: memory.search(q, user_id=stored), query=query, repeat=repeat
+            )
+        click.echo(json.dumps({"ready_s": round(ready_s, 1), **found}, indent=2))
+        return
+    if not key:
+        raise click.UsageError("--key (or HMEM_API_KEY) is required without --python")
     import httpx
 
     from hmem.bench.first_search import measure
