@@ -124,9 +124,18 @@ def format_hit(hit: Hit) -> str:
     return line
 
 
-def build_server(backend: MemoryBackend, *, user_id: str, recall_limit: int = 50) -> MCPServer:
-    """The MCP server bound to one user of ``backend``."""
-    server: MCPServer = MCPServer(name="hmem", version=__version__, instructions=INSTRUCTIONS)
+def build_server(
+    backend: MemoryBackend,
+    *,
+    user_id: str,
+    recall_limit: int = 50,
+    middleware: Sequence[Any] = (),
+) -> MCPServer:
+    """The MCP server bound to one user of ``backend`` (``middleware``: the SDK's
+    ``ServerMiddleware``, outermost first)."""
+    server: MCPServer = MCPServer(
+        name="hmem", version=__version__, instructions=INSTRUCTIONS, middleware=list(middleware)
+    )
 
     def guard(exc: HmemError) -> ToolError:
         return ToolError(f"{type(exc).__name__}: {exc}")

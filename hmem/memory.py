@@ -267,11 +267,12 @@ class Memory:
         statements' plans in Neo4j, the query parser. Searches a user that cannot exist,
         so nothing is read or touched. The spaCy pipeline of the first write loads too.
 
-        Neo4j keeps one plan per statement and parameter *types* (with
+        Neo4j keeps one plan per statement text and parameter *types* (with
         ``internal.cypher.use_parameter_size=false``, which hmem's servers set, not per
-        list size), so the searches cover the types questions bring: words or none (an
-        empty list and a null Lucene query are other types), no date, a belief date, a
-        world date."""
+        list size); the catalog sends the parameters whose type varies in one map
+        (``hmem.graph.catalog.VARYING``), so the first search plans the one read
+        statement. The others run it with words or none, a date span, a belief date and
+        a world date, the shapes questions bring."""
         if self.config.ner != "off":
             pipeline(trained=self.config.ner == "auto")
         now = datetime.now(UTC)

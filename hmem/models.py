@@ -13,11 +13,13 @@ import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-import numpy as np
-import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+if TYPE_CHECKING:  # numpy loads with the first vector: `hmem mcp`'s handshake waits for none
+    import numpy as np
+    import numpy.typing as npt
 
 from hmem.errors import (
     DateRangeError,
@@ -98,6 +100,8 @@ def vector_array(
     NaN, an Infinity, or a length of zero (or one that overflows a double) makes a cosine
     undefined, and a stored one would fail every scan over its user's facts.
     """
+    import numpy as np
+
     try:
         values = np.asarray(vector, dtype=np.float64)  # one C loop, not three Python ones
     except (TypeError, ValueError) as exc:

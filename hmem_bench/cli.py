@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import click
 
 from hmem._cli import load_config as _config
+from hmem._cli import open_memory
 
 
 @click.group()
@@ -110,17 +112,46 @@ def bench_run(
 
 @bench.command("first-search")
 @click.option("--url", default="http://127.0.0.1:8000", show_default=True, help="a running API")
-@click.option("--key", envvar="HMEM_API_KEY", required=True, help="API key (or HMEM_API_KEY)")
+@click.option("--key", envvar="HMEM_API_KEY", help="API key (or HMEM_API_KEY)")
 @click.option("--user", "user_id", default="maya", show_default=True)
 @click.option("--query", default="What pets does Maya have?", show_default=True)
 @click.option("--repeat", default=20, show_default=True, help="warm searches after the first")
 @click.option("--ready-timeout", default=600.0, show_default=True, help="seconds")
+@click.option(
+    "--python",
+    "python_tenant",
+    help="no API: a Memory of this process, TENANT:USER, right after Memory.warm_up "
+    "(then new question shapes too); e.g. --python demo",
+)
 def bench_first_search(
-    url: str, key: str, user_id: str, query: str, repeat: int, ready_timeout: float
+    url: str,
+    key: str | None,
+    user_id: str,
+    query: str,
+    repeat: int,
+    ready_timeout: float,
+    python_tenant: str | None,
 ) -> None:
     """The first search after start vs the median of the next ones (JSON on stdout).
     Start right after the API (e.g. `make demo`, which prints the key): it waits for
-    /readyz, then searches 1 + --repeat times and shows the first search's top hits."""
+    /readyz, then searches 1 + --repeat times and shows the first search's top hits.
+    With --python: the same for Memory.search after Memory.warm_up, and questions of
+    new shapes."""
+    if python_tenant is not None:
+        from hmem_bench.first_search import measure_python
+
+        stored = f"{python_tenant}:{user_id}" if python_tenant else user_id
+        started = time.perf_counter()
+        with open_memory(_config()) as memory:
+            memory.warm_up()
+            ready_s = time.perf_counter() - started
+            found = measure_python(
+                lambda q: memory.search(q, user_id=stored), query=query, repeat=repeat
+            )
+        click.echo(json.dumps({"ready_s": round(ready_s, 1), **found}, indent=2))
+        return
+    if not key:
+        raise click.UsageError("--key (or HMEM_API_KEY) is required without --python")
     import httpx
 
     from hmem_bench.first_search import measure
@@ -130,6 +161,72 @@ def bench_first_search(
         result = measure(
             client, user_id=user_id, query=query, repeat=repeat, ready_timeout_s=ready_timeout
         )
+    click.echo(json.dumps(result, indent=2))
+
+
+@bench.command("http")
+@click.option("--url", default="http://127.0.0.1:8000", show_default=True, help="a running API")
+@click.option("--key", envvar="HMEM_API_KEY", required=True, help="API key (or HMEM_API_KEY)")
+@click.option("--user", "user_id", default="maya", show_default=True)
+@click.option(
+    "--tenant",
+    default="demo",
+    show_default=True,
+    help="the key's tenant: search() reads the stored user TENANT:USER ('' skips search())",
+)
+@click.option("-n", "n", default=100, show_default=True, help="searches one at a time, each way")
+@click.option("--clients", default=16, show_default=True, help="concurrent callers (0 skips)")
+@click.option("--seconds", default=15.0, show_default=True, help="length of the load")
+@click.option(
+    "--pid", "pids", multiple=True, type=int, help="report this process's CPU per request"
+)
+def bench_http(
+    url: str,
+    key: str,
+    user_id: str,
+    tenant: str,
+    n: int,
+    clients: int,
+    seconds: float,
+    pids: tuple[int, ...],
+) -> None:
+    """HTTP /search vs Memory.search on the same store (p50/p95 one at a time), then
+    --clients concurrent callers: req/s, p50, p95 (JSON on stdout). Run it beside a
+    running API (e.g. `make demo`) with the same HMEM_ settings."""
+    from hmem_bench.http_load import measure
+
+    if not tenant:
+        result = measure(url, key, user_id=user_id, search=None, n=n, clients=clients,
+                         seconds=seconds, pids=pids)  # fmt: skip
+    else:
+        with open_memory(_config()) as memory:
+            result = measure(
+                url,
+                key,
+                user_id=user_id,
+                search=lambda q: memory.search(q, user_id=f"{tenant}:{user_id}"),
+                n=n,
+                clients=clients,
+                seconds=seconds,
+                pids=pids,
+            )
+    click.echo(json.dumps(result, indent=2))
+
+
+@bench.command("mcp")
+@click.option("--user", "user_id", default="maya", show_default=True)
+@click.option("--tenant", default="demo", show_default=True, help="as `hmem mcp --tenant`")
+@click.option("--repeat", default=20, show_default=True, help="recalls after the first")
+@click.option("--pause", default=3.0, show_default=True, help="seconds before the first recall")
+def bench_mcp(user_id: str, tenant: str, repeat: int, pause: float) -> None:
+    """`hmem mcp` through the MCP client over stdio: initialize, tools/list, the first
+    recall and the median of the next (JSON on stdout)."""
+    from hmem_bench.http_load import QUESTIONS
+    from hmem_bench.mcp_start import measure
+
+    result = measure(
+        user_id=user_id, tenant=tenant or None, questions=QUESTIONS, repeat=repeat, pause_s=pause
+    )
     click.echo(json.dumps(result, indent=2))
 
 

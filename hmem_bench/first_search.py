@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
 
-__all__ = ["measure", "wait_ready"]
+__all__ = ["NEW_SHAPES", "measure", "measure_python", "wait_ready"]
 
 
 def wait_ready(client: httpx.Client, timeout_s: float) -> float:
@@ -79,3 +80,55 @@ def measure(
         "first_timings": first.get("timings"),  # the server's own split of the first search
         "top": _top(first.get("hits", []), top),
     }
+
+
+# Questions of the shapes that once cost a plan each in Neo4j (hmem.graph.catalog.VARYING):
+# no content word, no words at all, a date span, many words, one name.
+NEW_SHAPES = (
+    "x y z w",
+    "Who?",
+    "What did Maya do in March 2024?",
+    "a b c d e f g h i j k l",
+    "Lisbon",
+)
+
+
+def measure_python(
+    search: Callable[[str], Any],
+    *,
+    query: str,
+    repeat: int = 20,
+    shapes: Sequence[str] = NEW_SHAPES,
+    shape_repeat: int = 5,
+) -> dict[str, Any]:
+    """The same in this process, right after ``Memory.warm_up``: the first ``search`` vs
+    the median of the next ``repeat``, then each question of ``shapes`` (asked for the
+    first time) vs the median of its next ``shape_repeat`` (milliseconds)."""
+
+    def timed(question: str) -> float:
+        started = time.perf_counter()
+        search(question)
+        return (time.perf_counter() - started) * 1000.0
+
+    first = timed(query)
+    median = statistics.median(timed(query) for _ in range(repeat))
+    out: dict[str, Any] = {
+        "query": query,
+        "first_ms": round(first, 1),
+        "median_next_ms": round(median, 1),
+        "ratio": round(first / median, 2),
+        "new_shapes": [],
+    }
+    for question in shapes:
+        once = timed(question)
+        then = statistics.median(timed(question) for _ in range(shape_repeat))
+        out["new_shapes"].append(
+            {
+                "query": question,
+                "first_ms": round(once, 1),
+                "median_next_ms": round(then, 1),
+                "ratio": round(once / then, 2),
+                "vs_familiar": round(once / median, 2),
+            }
+        )
+    return out

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from hmem.api.problems import Forbidden, Unauthenticated
@@ -87,6 +88,18 @@ class Authenticator:
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[float, ApiKey]] = {}
 
+    def cached(self, key: str | None) -> Principal | None:
+        """The caller of a key verified less than ``ttl_s`` ago, else None (``verify``
+        asks the store): no I/O, so the event loop may ask it."""
+        if not key:
+            return None
+        ref = hashlib.sha256(key.encode()).hexdigest()
+        with self._lock:
+            hit = self._cache.get(ref)
+        if hit is not None and time.monotonic() - hit[0] <= self._ttl:
+            return Principal(hit[1])
+        return None
+
     def verify(self, key: str | None, *, queueing: bool = False) -> Principal:
         if not key:
             raise Unauthenticated("send an API key: Authorization: Bearer <key> or X-API-Key")
@@ -115,21 +128,30 @@ class Authenticator:
             self._cache.clear()
 
 
-def principal(
+async def _caller(request: Request, key: str | None, *, queueing: bool) -> Principal:
+    # async: a key verified lately is answered on the event loop; a sync dependency
+    # would take a thread-pool hop of its own before the handler's (measured with
+    # `hmem bench http`). Only a key to look up goes to a thread (Neo4j).
+    auth: Authenticator = request.app.state.auth
+    who = auth.cached(key)
+    if who is None:
+        who = await run_in_threadpool(auth.verify, key, queueing=queueing)
+    request.state.tenant = who.tenant
+    request.state.key_id = who.key.key_id
+    return who
+
+
+async def principal(
     request: Request,
     bearer: HTTPAuthorizationCredentials | None = Depends(_bearer),  # noqa: B008
     header: str | None = Depends(_header),
 ) -> Principal:
     """FastAPI dependency: the verified caller, or 401."""
     key = bearer.credentials if bearer is not None else header
-    auth: Authenticator = request.app.state.auth
-    who = auth.verify(key)
-    request.state.tenant = who.tenant
-    request.state.key_id = who.key.key_id
-    return who
+    return await _caller(request, key, queueing=False)
 
 
-def queueing_principal(
+async def queueing_principal(
     request: Request,
     bearer: HTTPAuthorizationCredentials | None = Depends(_bearer),  # noqa: B008
     header: str | None = Depends(_header),
@@ -137,8 +159,4 @@ def queueing_principal(
     """FastAPI dependency of the route that only queues (``POST .../messages``): during
     a Neo4j outage, a key verified less than ``api_key_outage_s`` ago still passes."""
     key = bearer.credentials if bearer is not None else header
-    auth: Authenticator = request.app.state.auth
-    who = auth.verify(key, queueing=True)
-    request.state.tenant = who.tenant
-    request.state.key_id = who.key.key_id
-    return who
+    return await _caller(request, key, queueing=True)

@@ -283,10 +283,19 @@ def mcp(user_id: str, tenant: str | None, api_url: str | None) -> None:
             log.warning("MCP warm-up skipped: %s", exc)
         return memory
 
-    # The backend (driver, embedding model, spaCy) is built beside the MCP handshake:
-    # `initialize` answers at once and the first tool call waits for what is left.
-    backend = Deferred(build)
-    server = build_server(backend, user_id=user_id)
+    # The backend (driver, embedding model, spaCy, the warm-up searches) is built in a
+    # thread once the handshake is answered: built beside it, its imports held the GIL
+    # and `initialize` waited for them. A host asks its first question seconds later;
+    # a tool called before that waits for what is left of the build.
+    backend = Deferred(build, start=False)
+
+    async def start_after_handshake(ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method != "initialize":  # notifications/initialized, or a first call
+            backend.start()
+        return result
+
+    server = build_server(backend, user_id=user_id, middleware=[start_after_handshake])
     try:
         server.run("stdio")
     finally:
@@ -297,13 +306,25 @@ class Deferred:
     """An object built in a background thread; attribute access waits for it. A build
     that failed raises its error at the first use, where the MCP tool reports it."""
 
-    def __init__(self, build: Callable[[], object]) -> None:
+    def __init__(self, build: Callable[[], object], *, start: bool = True) -> None:
         self._done = threading.Event()
         self._value: object = None
         self._error: BaseException | None = None
-        threading.Thread(
+        self._thread = threading.Thread(
             target=self._run, args=(build,), name="hmem-mcp-build", daemon=True
-        ).start()
+        )
+        self._start_lock = threading.Lock()
+        self._started = False
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Begin the build (once; later calls do nothing)."""
+        with self._start_lock:
+            if self._started:
+                return
+            self._started = True
+        self._thread.start()
 
     def _run(self, build: Callable[[], object]) -> None:
         try:
@@ -314,13 +335,20 @@ class Deferred:
             self._done.set()
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # never the build's: e.g. copy's probes before __init__
+            raise AttributeError(name)
+        self.start()
         self._done.wait()
         if self._error is not None:
             raise self._error
         return getattr(self._value, name)
 
     def shutdown(self) -> None:
-        """Shut down what was built, once it is (a build in flight is waited for)."""
+        """Shut down what was built, once it is (a build in flight is waited for; one
+        never started is not started now)."""
+        with self._start_lock:
+            if not self._started:
+                return
         self._done.wait()
         stop = getattr(self._value, "shutdown", None)
         if self._error is None and callable(stop):

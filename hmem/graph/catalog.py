@@ -16,6 +16,15 @@ Neo4j plans a statement with the statistics of the moment it first runs it, and 
 new store it chose the one-property ``user_id`` index for such lookups, reading every
 fact of the user for each one (docs/write-path.md; ``tests/unit/graph/test_catalog.py``
 checks every statement).
+
+Neo4j caches a plan per statement text AND the Cypher types of its parameters, and an
+empty list (``List<Any>``) or a null (``Any``) is another type than a list of strings or a
+date-time: each new combination cost the read statement a new plan, 2-5 s on this
+2-core machine (a question with no content word, no name, a date, an ``as_of``...).
+The parameters in ``VARYING``, whose values are null or an empty list in some calls,
+are therefore sent inside one map parameter ``$varying`` (a map's type is ``Map``
+whatever it holds): the files keep writing ``$as_of``, the text Neo4j gets reads
+``$varying.as_of``, and one plan serves every shape of question (``plan_key``).
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ from typing import Any, overload
 
 from hmem.errors import HmemError, NaiveDatetimeError
 
-__all__ = ["CatalogError", "Statement", "load", "statement"]
+__all__ = ["VARYING", "CatalogError", "Statement", "load", "plan_key", "statement"]
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER = re.compile(r"^//[ \t]*params:[ \t]*(.*)$", re.MULTILINE)
@@ -46,6 +55,21 @@ _INCLUDE = re.compile(r"^[ \t]*//include[ \t]+([a-z_]+)[ \t]*$", re.MULTILINE)
 _MARK = re.compile(r"^[ \t]*//(native |plain (begin|end)|cypher25 (begin|end)|include )")
 # Statements that manage the schema or span tenants by design (erasure receipts).
 _UNSCOPED_PREFIXES = ("schema_", "admin_")
+# Parameters whose values change Cypher type between calls (null or a date-time; an empty
+# list or a list of strings), sent in the map parameter BOX (see the module's docstring).
+VARYING = frozenset(
+    {
+        "as_of",
+        "as_of_event",
+        "believed_at",
+        "window_from",
+        "window_to",
+        "lucene_terms",
+        "lucene_names",
+        "entities",
+    }
+)
+BOX = "varying"
 
 
 class CatalogError(HmemError):
@@ -62,6 +86,7 @@ class Statement:
     # lines, prefixed with CYPHER 25; None when the file has no such lines.
     cypher25: str | None = None
     cypher25_native: str | None = None
+    boxed: frozenset[str] = frozenset()  # the params sent inside $varying
 
     def text_for(self, *, native: bool, cypher25: bool) -> str:
         """The text to run: native when asked and present, Cypher 25 likewise."""
@@ -82,7 +107,29 @@ class Statement:
             raise CatalogError(f"{self.name}: missing params {missing}, unexpected {extra}")
         if "user_id" in self.params and not values["user_id"]:
             raise CatalogError(f"{self.name}: user_id must be a non-empty string")
-        return {k: _terse(_utc(v)) for k, v in values.items()}
+        bound = {k: _terse(_utc(v)) for k, v in values.items() if k not in self.boxed}
+        if self.boxed:
+            bound[BOX] = _terse({k: _utc(values[k]) for k in self.boxed})
+        return bound
+
+
+def plan_key(params: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """What Neo4j's plan cache keys a statement's parameters by (besides its text), as
+    its ``ParameterValueTypeHelper`` types values: a map is ``Map`` whatever it holds, a
+    list ``List<String>`` when its first element is a string else ``List<Any>`` (an
+    empty list too), null and floats ``Any``. List and string sizes do not count with
+    ``internal.cypher.use_parameter_size=false`` (hmem's servers). For tests."""
+
+    def kind(value: Any) -> str:
+        if isinstance(value, dict):
+            return "Map"
+        if isinstance(value, list | tuple):
+            return "List<String>" if value and isinstance(value[0], str) else "List<Any>"
+        if value is None or isinstance(value, float):
+            return "Any"
+        return type(value).__name__
+
+    return tuple(sorted((name, kind(value)) for name, value in params.items()))
 
 
 class _TerseList(list[Any]):
@@ -217,14 +264,35 @@ def parse(name: str, text: str) -> Statement:
         c25_body = "CYPHER 25 " + _checked(name, "//cypher25", c25_plain, declared)
         c25_n = _checked(name, "//cypher25 //native", c25_nat, declared)
         c25_native = None if c25_n is None else "CYPHER 25 " + c25_n
+    if BOX in declared:
+        raise CatalogError(f"{name}.cypher: ${BOX} is the catalog's own parameter")
+    boxed = declared & VARYING
     return Statement(
         name=name,
-        text=body,
+        text=_boxed(body, boxed),
         params=declared,
-        native=native_body,
-        cypher25=c25_body,
-        cypher25_native=c25_native,
+        native=_boxed(native_body, boxed),
+        cypher25=_boxed(c25_body, boxed),
+        cypher25_native=_boxed(c25_native, boxed),
+        boxed=boxed,
     )
+
+
+@overload
+def _boxed(text: str, boxed: frozenset[str]) -> str: ...
+@overload
+def _boxed(text: None, boxed: frozenset[str]) -> None: ...
+def _boxed(text: str | None, boxed: frozenset[str]) -> str | None:
+    """``$name`` as ``$varying.name`` for the boxed names, outside string literals."""
+    if text is None or not boxed:
+        return text
+    names = "|".join(sorted(boxed, key=len, reverse=True))
+    found = re.compile(rf"{_STRING.pattern}|\$({names})(?![A-Za-z0-9_])")
+
+    def box(match: re.Match[str]) -> str:
+        return match.group(0) if match.group(1) is None else f"${BOX}.{match.group(1)}"
+
+    return found.sub(box, text)
 
 
 @overload

@@ -469,17 +469,11 @@ class FactSearch:
         the exact scan answers, as in ``candidates``)."""
         user_id = check_user_id(user_id)
         dense = self._dense(user_id, vector, strategy)
-        base = self._params(
-            user_id, vector, lucene, names, entity_grams, mode, now, as_of, as_of_event,
-            k_dense, k_lexical, k_entity,
-        )  # fmt: skip
-        w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker = weights
-        window_from, window_to = window or (None, None)  # no window: no 'time' rows
-        base.update(
-            w_dense=w_dense, w_lexical=w_lexical, w_entity=w_entity, w_session=w_session,
-            w_adjacent=w_adjacent, w_time=w_time, w_speaker=w_speaker, keep=keep,
-            seeds=seeds if w_session or w_adjacent else 0,
-            window_from=window_from, window_to=window_to,
+        base = self.retrieve_params(
+            user_id, vector=vector, lucene=lucene, names=names, entity_grams=entity_grams,
+            mode=mode, now=now, weights=weights, keep=keep, seeds=seeds, as_of=as_of,
+            as_of_event=as_of_event, window=window, k_dense=k_dense, k_lexical=k_lexical,
+            k_entity=k_entity,
         )  # fmt: skip
         FULLTEXT_LAG.settle(self._driver, self._database)
         [row], server_ms = self._read_autocommit("search_recall", dense=dense, **base)
@@ -505,6 +499,42 @@ class FactSearch:
             ),
             expanded=[_expanded(e) for e in row["expanded"]],
         )
+
+    def retrieve_params(
+        self,
+        user_id: str,
+        *,
+        vector: Sequence[float] | None,
+        lucene: str | None,
+        entity_grams: Sequence[str],
+        mode: TemporalMode,
+        now: datetime,
+        names: Sequence[str] = (),
+        weights: Sequence[float],
+        keep: int,
+        seeds: int = 10,
+        as_of: datetime | None = None,
+        as_of_event: datetime | None = None,
+        window: tuple[datetime, datetime] | None = None,
+        k_dense: int = 60,
+        k_lexical: int = 60,
+        k_entity: int = 60,
+    ) -> dict[str, Any]:
+        """``retrieve``'s parameters of search_recall.cypher but ``dense`` (one place,
+        so a test can check that every shape of question gets one plan in Neo4j)."""
+        base = self._params(
+            user_id, vector, lucene, names, entity_grams, mode, now, as_of, as_of_event,
+            k_dense, k_lexical, k_entity,
+        )  # fmt: skip
+        w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker = weights
+        window_from, window_to = window or (None, None)  # no window: no 'time' rows
+        base.update(
+            w_dense=w_dense, w_lexical=w_lexical, w_entity=w_entity, w_session=w_session,
+            w_adjacent=w_adjacent, w_time=w_time, w_speaker=w_speaker, keep=keep,
+            seeds=seeds if w_session or w_adjacent else 0,
+            window_from=window_from, window_to=window_to,
+        )  # fmt: skip
+        return base
 
     def candidates(
         self,

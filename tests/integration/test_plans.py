@@ -55,10 +55,10 @@ def test_every_statement_plans_with_its_index_hints(
     hinted = 0
     with driver.session(database=config.neo4j_database) as session:
         for name, text in texts:
-            params = {
-                p: "x" if p in ("user_id", "user_ref") else None
-                for p in catalog.statement(name).params
-            }
+            stmt = catalog.statement(name)
+            params = stmt.bind(
+                {p: "x" if p in ("user_id", "user_ref") else None for p in stmt.params}
+            )
             plan = session.run("EXPLAIN " + text, params).consume().plan
             assert plan is not None, name
             seeks = _seeks(plan)

@@ -56,3 +56,13 @@ def test_a_server_that_never_gets_ready_times_out() -> None:
 def test_repeat_must_be_positive() -> None:
     with httpx.Client(base_url="http://api") as client, pytest.raises(ValueError, match="repeat"):
         measure(client, user_id="maya", query="q", repeat=0)
+
+
+def test_measure_python_times_the_first_search_and_each_new_shape() -> None:
+    from hmem.bench.first_search import measure_python
+
+    asked: list[str] = []
+    out = measure_python(asked.append, query="q", repeat=3, shapes=("a", "b"), shape_repeat=2)
+    assert asked == ["q"] * 4 + ["a"] * 3 + ["b"] * 3
+    assert [s["query"] for s in out["new_shapes"]] == ["a", "b"]
+    assert out["first_ms"] >= 0 and out["ratio"] >= 0
