@@ -14,8 +14,8 @@ __version__ = "0.1.0"
 
 # Each public name and the module that defines it.
 _WHERE: dict[str, str] = {
-    "AsyncClient": "hmem.client",
-    "Client": "hmem.client",
+    "AsyncClient": "hmem.faces.client",
+    "Client": "hmem.faces.client",
     "Config": "hmem.config",
     "ConfigError": "hmem.errors",
     "ConflictError": "hmem.errors",
@@ -60,10 +60,6 @@ _WHERE: dict[str, str] = {
 }
 
 if typing.TYPE_CHECKING:
-    from hmem.client import (
-        AsyncClient,
-        Client,
-    )
     from hmem.config import (
         Config,
     )
@@ -90,6 +86,10 @@ if typing.TYPE_CHECKING:
         TextTooLongError,
         UserErasedError,
         ValidationError,
+    )
+    from hmem.faces.client import (
+        AsyncClient,
+        Client,
     )
     from hmem.memory import (
         Memory,

@@ -17,8 +17,8 @@ from typing import Any, TypeAlias, TypeVar
 
 import pydantic
 
-from hmem.client import AsyncClient, Client
 from hmem.errors import HmemError, ValidationError
+from hmem.faces.client import AsyncClient, Client
 from hmem.graph.apikeys import check_user_name
 from hmem.memory import Memory
 from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult

@@ -24,9 +24,9 @@ from neo4j import Driver
 
 from hmem import Config, Memory
 from hmem.bench.policy_heldout import ORDINARY, SECRETS, Row
-from hmem.client import Client
 from hmem.errors import HmemError, PolicyRefusal, TextTooLongError
-from hmem.mcp_server import build_server
+from hmem.faces.client import Client
+from hmem.faces.mcp_server import build_server
 from hmem.models import EntityRef, FactDraft
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server

@@ -12,7 +12,7 @@ from hmem import Client, ConflictError, NotFoundError, PolicyRefusal, errors
 from hmem.api.auth import Principal, external_user_id, stored_user_id
 from hmem.api.logs import JsonFormatter
 from hmem.api.problems import Forbidden, Unauthenticated, problem_for
-from hmem.client import ApiError, AuthenticationError, PermissionDeniedError
+from hmem.faces.client import ApiError, AuthenticationError, PermissionDeniedError
 from hmem.graph.apikeys import ApiKey, check_tenant, check_user_name, parse_key
 
 
@@ -158,9 +158,9 @@ def test_client_does_not_import_fastapi() -> None:
     import ast
     from pathlib import Path
 
-    import hmem.client
+    import hmem.faces.client
 
-    tree = ast.parse(Path(hmem.client.__file__).read_text())
+    tree = ast.parse(Path(hmem.faces.client.__file__).read_text())
     names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert not {n for n in names if n.startswith(("fastapi", "starlette", "hmem.api"))}
