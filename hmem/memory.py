@@ -7,11 +7,12 @@ a ``Config`` and never reads the environment itself.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import pydantic
 from neo4j import Driver, GraphDatabase
@@ -58,6 +59,7 @@ from hmem.models import (
 from hmem.nlp import find_entities, pipeline, pipeline_name
 from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
 from hmem.secret import load_secret
+from hmem.surface import SEARCH_DEFAULTS, SearchOptions
 from hmem.telemetry import Telemetry
 
 __all__ = ["Memory", "make_driver", "resolve_password"]
@@ -757,65 +759,35 @@ class Memory:
         return self.store.audit(user_id, limit)
 
     # -- recall ---------------------------------------------------------------------------
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        k: int = 30,
-        token_budget: int = 4000,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        now: datetime | None = None,
-    ) -> SearchResult:
+    def search(self, query: str, *, user_id: str, **options: Unpack[SearchOptions]) -> SearchResult:
         """The facts that answer ``query``, with no model on the read path: hybrid
         (dense + lexical + entity), one SUPERSEDES hop of history, packed into
-        ``token_budget`` tokens as a dated context block. Current facts by default;
-        ``as_of`` (belief time) / ``as_of_event`` (world time) select the past, and a
-        question about the past ("before", "used to", …) ranks replaced facts too.
-        Without an embedder the search is lexical + entity only (``result.dense``)."""
+        ``token_budget`` tokens as a dated context block (the options:
+        ``hmem.surface.SearchOptions``). Current facts by default; ``as_of`` (belief
+        time) / ``as_of_event`` (world time) select the past, and a question about the
+        past ("before", "used to", …) ranks replaced facts too. Without an embedder the
+        search is lexical + entity only (``result.dense``)."""
         self.check_embedding_model()
+        given: SearchOptions = {**SEARCH_DEFAULTS, **options}
         with self.telemetry.span(
             "search",
             user_id=user_id,
-            hmem__k=k,
-            hmem__token_budget=token_budget,
-            hmem__as_of=as_of is not None,
-            hmem__as_of_event=as_of_event is not None,
+            hmem__k=given["k"],
+            hmem__token_budget=given["token_budget"],
+            hmem__as_of=given.get("as_of") is not None,
+            hmem__as_of_event=given.get("as_of_event") is not None,
         ) as span:
-            result = self.recall.search(
-                query,
-                user_id=user_id,
-                k=k,
-                token_budget=token_budget,
-                as_of=as_of,
-                as_of_event=as_of_event,
-                now=now,
-            )
+            result = self.recall.search(query, user_id=user_id, **given)
             span.set(hmem__hits=len(result.hits), hmem__dense=bool(result.dense))
             return result
 
     async def asearch(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        k: int = 30,
-        token_budget: int = 4000,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        now: datetime | None = None,
+        self, query: str, *, user_id: str, **options: Unpack[SearchOptions]
     ) -> SearchResult:
-        """``search`` for async frameworks (runs in a worker thread)."""
+        """``search`` for async frameworks (runs in a worker thread); ``AsyncMemory``
+        has every call awaited."""
         return await asyncio.to_thread(
-            self.search,
-            query,
-            user_id=user_id,
-            k=k,
-            token_budget=token_budget,
-            as_of=as_of,
-            as_of_event=as_of_event,
-            now=now,
+            functools.partial(self.search, query, user_id=user_id, **options)
         )
 
     def maintain(self, *, user_id: str, now: datetime | None = None) -> MaintenanceResult:
@@ -826,3 +798,9 @@ class Memory:
         self.recall.flush()  # recent touches count as use
         expired = self.recall.search_backend.expire_episodic(user_id, cutoff=cutoff, now=when)
         return MaintenanceResult(user_id=user_id, cutoff=cutoff, expired=expired)
+
+
+if TYPE_CHECKING:  # mypy holds Memory to the surface (hmem/surface.py)
+    from hmem.surface import MemorySurface
+
+    _surface: type[MemorySurface] = Memory
