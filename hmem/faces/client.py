@@ -4,11 +4,12 @@ An application that talks to a running hmem service writes the same calls it wou
 write against an embedded ``Memory``: ``add``, ``job``, ``retry_job``, ``remember``,
 ``remember_many``, ``import_facts``, ``search``, ``get``, ``history``, ``facts``,
 ``close``, ``restore``, ``erase``, ``erase_user``, ``export``, ``audit``, ``profile``,
-``set_profile``, with Memory's parameters (a unit test holds them equal). Answers are
-the same models (``Fact``, ``WriteResult``, ...) and errors the same classes
-(``NotFoundError``, ``ConflictError``, ``PolicyRefusal`` ...), rebuilt from the
-service's problem+json. HTTP-only failures have their own branch under
-``HmemError``::
+``set_profile``: the surface declared in ``hmem/surface.py`` (mypy and
+``tests/unit/test_surface.py`` hold both clients to it). Options a call is not given
+are not sent: the API's schemas hold the defaults. Answers are the same models
+(``Fact``, ``WriteResult``, ...) and errors the same classes (``NotFoundError``,
+``ConflictError``, ``PolicyRefusal`` ...), rebuilt from the service's problem+json.
+HTTP-only failures have their own branch under ``HmemError`` (in ``hmem.errors``)::
 
     ApiError                     any other non-2xx answer (``status``, ``problem``)
     ├── AuthenticationError      401: no key, or a malformed/unknown/revoked one
