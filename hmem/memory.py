@@ -43,6 +43,7 @@ from hmem.ingest import AddResult, Ingestor, Job, JobQueue
 from hmem.ingest.ingestor import MessagesIn
 from hmem.ingest.pipeline import Pipeline
 from hmem.models import (
+    IMPORT_BATCH_SIZE,
     Category,
     EntityRef,
     Fact,
@@ -59,7 +60,7 @@ from hmem.models import (
 from hmem.nlp import find_entities, pipeline, pipeline_name
 from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
 from hmem.secret import load_secret
-from hmem.surface import SEARCH_DEFAULTS, SearchOptions
+from hmem.surface import SEARCH_DEFAULTS, FactsOptions, SearchOptions
 from hmem.telemetry import Telemetry
 
 __all__ = ["Memory", "make_driver", "resolve_password"]
@@ -584,7 +585,7 @@ class Memory:
         drafts: Iterable[FactDraft],
         *,
         user_id: str,
-        batch_size: int = 2000,
+        batch_size: int = IMPORT_BATCH_SIZE,
         observed_at: datetime | None = None,
     ) -> WriteResult:
         """Write a long history of known facts (no model) in large transactions: the
@@ -733,24 +734,10 @@ class Memory:
         """The supersession chain; with ``as_of`` as it was believed then."""
         return self.store.history(user_id, fact_id, as_of=as_of)
 
-    def facts(
-        self,
-        *,
-        user_id: str,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        include_closed: bool = False,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> list[Fact]:
-        return self.store.list_facts(
-            user_id,
-            as_of=as_of,
-            as_of_event=as_of_event,
-            include_closed=include_closed,
-            limit=limit,
-            offset=offset,
-        )
+    def facts(self, *, user_id: str, **options: Unpack[FactsOptions]) -> list[Fact]:
+        """Current facts by default, a page of ``limit`` (100) from ``offset`` (0); the
+        options: ``hmem.surface.FactsOptions``."""
+        return self.store.list_facts(user_id, **options)
 
     def export(self, user_id: str) -> UserExport:
         return self.store.export(user_id)

@@ -31,6 +31,7 @@ from hmem.errors import (
 
 __all__ = [
     "FACT_ID_PATTERN",
+    "IMPORT_BATCH_SIZE",
     "MAX_BATCH_UNEMBEDDED",
     "MAX_DRAFT_LIST",
     "AddResult",
@@ -273,6 +274,9 @@ class FactDraft(_Model):
         require_aware(self.known_from, "known_from")
         check_window(self.valid_from, self.valid_to, "valid")
         return self
+
+
+IMPORT_BATCH_SIZE = 2000  # facts per transaction of import_facts, unless told
 
 
 def import_batches(

@@ -47,6 +47,7 @@ __all__ = [
     "AsyncMemorySurface",
     "CloseOptions",
     "FactsOptions",
+    "ImportOptions",
     "MemorySurface",
     "RememberManyOptions",
     "RememberOptions",
@@ -102,6 +103,14 @@ class RememberManyOptions(TypedDict, total=False):
     session_id: str | None
 
 
+class ImportOptions(TypedDict, total=False):
+    """How ``import_facts`` cuts a long history: transactions of ``batch_size`` facts
+    (2000), said at ``observed_at`` (default now)."""
+
+    batch_size: int
+    observed_at: datetime | None
+
+
 class FactsOptions(AsOfOptions, total=False):
     """Which facts ``facts`` lists: current ones by default, a page of ``limit``."""
 
@@ -138,12 +147,7 @@ class MemorySurface(Protocol):
         self, drafts: Sequence[FactDraft], *, user_id: str, **options: Unpack[RememberManyOptions]
     ) -> WriteResult: ...
     def import_facts(
-        self,
-        drafts: Iterable[FactDraft],
-        *,
-        user_id: str,
-        batch_size: int = ...,
-        observed_at: datetime | None = ...,
+        self, drafts: Iterable[FactDraft], *, user_id: str, **options: Unpack[ImportOptions]
     ) -> WriteResult: ...
     def add(
         self, messages: MessagesIn, *, user_id: str, **options: Unpack[AddOptions]
@@ -181,12 +185,7 @@ class AsyncMemorySurface(Protocol):
         self, drafts: Sequence[FactDraft], *, user_id: str, **options: Unpack[RememberManyOptions]
     ) -> WriteResult: ...
     async def import_facts(
-        self,
-        drafts: Iterable[FactDraft],
-        *,
-        user_id: str,
-        batch_size: int = ...,
-        observed_at: datetime | None = ...,
+        self, drafts: Iterable[FactDraft], *, user_id: str, **options: Unpack[ImportOptions]
     ) -> WriteResult: ...
     async def add(
         self, messages: MessagesIn, *, user_id: str, **options: Unpack[AddOptions]

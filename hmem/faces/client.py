@@ -34,6 +34,7 @@ import httpx
 from hmem import errors
 from hmem.errors import ApiError, ApiUnavailableError, AuthenticationError, PermissionDeniedError
 from hmem.models import (
+    IMPORT_BATCH_SIZE,
     MAX_BATCH_UNEMBEDDED,
     AddResult,
     Category,
@@ -56,6 +57,7 @@ from hmem.surface import (
     AsyncMemorySurface,
     CloseOptions,
     FactsOptions,
+    ImportOptions,
     MemorySurface,
     RememberManyOptions,
     RememberOptions,
@@ -311,6 +313,17 @@ class _Ops:
         return _Op("GET", "/v1/me", dict)
 
 
+def _batches(drafts: Iterable[FactDraft], o: ImportOptions) -> list[list[FactDraft]]:
+    """``import_facts``'s batches, cut as ``Memory.import_facts`` cuts them and within the
+    server's limit of facts without a vector per request."""
+    return import_batches(
+        drafts,
+        o.get("batch_size", IMPORT_BATCH_SIZE),
+        o.get("observed_at") or datetime.now(UTC),
+        max_unembedded=MAX_BATCH_UNEMBEDDED,
+    )
+
+
 def _headers(api_key: str, extra: dict[str, str] | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {api_key}", "User-Agent": "hmem-client", **(extra or {})}
 
@@ -367,23 +380,16 @@ class Client:
         return self._call(_Ops.remember_many(drafts, user_id, options))
 
     def import_facts(
-        self,
-        drafts: Iterable[FactDraft],
-        *,
-        user_id: str,
-        batch_size: int = 2000,
-        observed_at: datetime | None = None,
+        self, drafts: Iterable[FactDraft], *, user_id: str, **options: Unpack[ImportOptions]
     ) -> WriteResult:
         """A long history in batches of ``remember_many``, as ``Memory.import_facts``
         cuts them (``hmem.models.import_batches``); the batches before an error stay."""
-        batches = import_batches(
-            drafts,
-            batch_size,
-            observed_at or datetime.now(UTC),
-            max_unembedded=MAX_BATCH_UNEMBEDDED,  # the server's limit for a batch
-        )
+        at = options.get("observed_at")
         return WriteResult.combine(
-            [self.remember_many(b, user_id=user_id, observed_at=observed_at) for b in batches]
+            [
+                self.remember_many(b, user_id=user_id, observed_at=at)
+                for b in _batches(drafts, options)
+            ]
         )
 
     def facts(self, *, user_id: str, **options: Unpack[FactsOptions]) -> list[Fact]:
@@ -497,21 +503,14 @@ class AsyncClient:
         return await self._call(_Ops.remember_many(drafts, user_id, options))
 
     async def import_facts(
-        self,
-        drafts: Iterable[FactDraft],
-        *,
-        user_id: str,
-        batch_size: int = 2000,
-        observed_at: datetime | None = None,
+        self, drafts: Iterable[FactDraft], *, user_id: str, **options: Unpack[ImportOptions]
     ) -> WriteResult:
-        batches = import_batches(
-            drafts,
-            batch_size,
-            observed_at or datetime.now(UTC),
-            max_unembedded=MAX_BATCH_UNEMBEDDED,  # the server's limit for a batch
-        )
+        at = options.get("observed_at")
         return WriteResult.combine(
-            [await self.remember_many(b, user_id=user_id, observed_at=observed_at) for b in batches]
+            [
+                await self.remember_many(b, user_id=user_id, observed_at=at)
+                for b in _batches(drafts, options)
+            ]
         )
 
     async def facts(self, *, user_id: str, **options: Unpack[FactsOptions]) -> list[Fact]:

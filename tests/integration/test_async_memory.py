@@ -62,3 +62,22 @@ def test_calls_run_side_by_side_on_one_loop(memory: Memory, user_id: str) -> Non
     assert len(set(added)) == 8
     stored = {f.id for f in memory.facts(user_id=user_id)}
     assert stored == set(added)
+
+
+def test_the_adapters_port_awaits_an_async_memory(memory: Memory, user_id: str) -> None:
+    """Every framework adapter takes an ``AsyncMemory`` as it takes an ``AsyncClient``:
+    its calls are awaited on the framework's loop, never run in a thread again."""
+    from hmem.adapters._core import Port
+
+    port = Port(AsyncMemory(memory))
+    assert port.is_async
+
+    async def run() -> tuple[str, str]:
+        said = await port.remember(user_id, "Maya keeps bees on her roof.", source="adapter")
+        return said, await port.recall(user_id, "Who keeps bees?")
+
+    said, recalled = asyncio.run(run())
+    assert said.startswith("Remembered as ")
+    assert "Maya keeps bees on her roof." in recalled
+    with pytest.raises(TypeError, match="AsyncMemory serves only the async calls"):
+        port.call("facts", user_id=user_id)
