@@ -220,7 +220,6 @@ LOCAL_ONLY = frozenset(
         "capabilities",
         "catch_up",
         "check_embedding_model",
-        "extraction_configured",
         "import_sessions",
         "init_schema",
         "maintain",
