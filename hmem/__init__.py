@@ -14,9 +14,13 @@ __version__ = "0.1.0"
 
 # Each public name and the module that defines it.
 _WHERE: dict[str, str] = {
-    "AsyncClient": "hmem.client",
-    "Client": "hmem.client",
+    "AsyncClient": "hmem.faces.client",
+    "Client": "hmem.faces.client",
+    "AsyncMemory": "hmem.async_memory",
     "Config": "hmem.config",
+    "ApiError": "hmem.errors",
+    "ApiUnavailableError": "hmem.errors",
+    "AuthenticationError": "hmem.errors",
     "ConfigError": "hmem.errors",
     "ConflictError": "hmem.errors",
     "DateRangeError": "hmem.errors",
@@ -30,6 +34,7 @@ _WHERE: dict[str, str] = {
     "ModelUnavailableError": "hmem.errors",
     "NaiveDatetimeError": "hmem.errors",
     "NotFoundError": "hmem.errors",
+    "PermissionDeniedError": "hmem.errors",
     "PolicyRefusal": "hmem.errors",
     "QueueUnavailableError": "hmem.errors",
     "RetryableError": "hmem.errors",
@@ -40,6 +45,7 @@ _WHERE: dict[str, str] = {
     "UserErasedError": "hmem.errors",
     "ValidationError": "hmem.errors",
     "Memory": "hmem.memory",
+    "AddResult": "hmem.models",
     "Category": "hmem.models",
     "Entity": "hmem.models",
     "EntityRef": "hmem.models",
@@ -48,6 +54,8 @@ _WHERE: dict[str, str] = {
     "FactDraft": "hmem.models",
     "FactHistory": "hmem.models",
     "HistoryStep": "hmem.models",
+    "Message": "hmem.models",
+    "Role": "hmem.models",
     "SupersedeReason": "hmem.models",
     "SupersedeTarget": "hmem.models",
     "SupersessionLink": "hmem.models",
@@ -57,17 +65,22 @@ _WHERE: dict[str, str] = {
     "MaintenanceResult": "hmem.recall",
     "SearchResult": "hmem.recall",
     "SearchTimings": "hmem.recall",
+    "AsyncMemorySurface": "hmem.surface",
+    "MemorySurface": "hmem.surface",
+    "SearchOptions": "hmem.surface",
 }
 
 if typing.TYPE_CHECKING:
-    from hmem.client import (
-        AsyncClient,
-        Client,
+    from hmem.async_memory import (
+        AsyncMemory,
     )
     from hmem.config import (
         Config,
     )
     from hmem.errors import (
+        ApiError,
+        ApiUnavailableError,
+        AuthenticationError,
         ConfigError,
         ConflictError,
         DateRangeError,
@@ -81,6 +94,7 @@ if typing.TYPE_CHECKING:
         ModelUnavailableError,
         NaiveDatetimeError,
         NotFoundError,
+        PermissionDeniedError,
         PolicyRefusal,
         QueueUnavailableError,
         RetryableError,
@@ -91,10 +105,15 @@ if typing.TYPE_CHECKING:
         UserErasedError,
         ValidationError,
     )
+    from hmem.faces.client import (
+        AsyncClient,
+        Client,
+    )
     from hmem.memory import (
         Memory,
     )
     from hmem.models import (
+        AddResult,
         Category,
         Entity,
         EntityRef,
@@ -103,6 +122,8 @@ if typing.TYPE_CHECKING:
         FactDraft,
         FactHistory,
         HistoryStep,
+        Message,
+        Role,
         SupersedeReason,
         SupersedeTarget,
         SupersessionLink,
@@ -115,9 +136,20 @@ if typing.TYPE_CHECKING:
         SearchResult,
         SearchTimings,
     )
+    from hmem.surface import (
+        AsyncMemorySurface,
+        MemorySurface,
+        SearchOptions,
+    )
 
 __all__ = [
+    "AddResult",
+    "ApiError",
+    "ApiUnavailableError",
     "AsyncClient",
+    "AsyncMemory",
+    "AsyncMemorySurface",
+    "AuthenticationError",
     "Category",
     "Client",
     "Config",
@@ -138,16 +170,21 @@ __all__ = [
     "InvalidVectorError",
     "MaintenanceResult",
     "Memory",
+    "MemorySurface",
+    "Message",
     "ModelAuthError",
     "ModelError",
     "ModelOutputError",
     "ModelUnavailableError",
     "NaiveDatetimeError",
     "NotFoundError",
+    "PermissionDeniedError",
     "PolicyRefusal",
     "QueueUnavailableError",
     "RetryableError",
+    "Role",
     "SchemaError",
+    "SearchOptions",
     "SearchResult",
     "SearchTimings",
     "StoreUnavailableError",

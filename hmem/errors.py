@@ -22,6 +22,10 @@ branch, so a worker or an HTTP layer decides with one ``isinstance``::
     │   └── EmbeddingModelMismatchError  the store's vectors come from another model
     ├── PolicyRefusal                the write policy refused the input (names the kind)
     ├── KeyRevokedError              the key that accepted a queued session was revoked
+    ├── ApiError                     the hmem HTTP API answered with an error of no class
+    │   │                            here (``status``, ``problem``; ``hmem.Client`` only)
+    │   ├── AuthenticationError      401: no key, or a malformed/unknown/revoked one
+    │   └── PermissionDeniedError    403: the key may not reach that user
     ├── ModelError                   a model service answered with something unusable
     │   ├── ModelOutputError         malformed or schema-violating JSON after a retry
     │   └── ModelAuthError           401/403 from the model service: fix the key
@@ -29,6 +33,7 @@ branch, so a worker or an HTTP layer decides with one ``isinstance``::
         ├── StoreUnavailableError    Neo4j cannot be reached / transient failure
         ├── ErasureInProgressError   the user is being erased; write again after it
         ├── QueueUnavailableError    the job queue's disk is full, failing or locked
+        ├── ApiUnavailableError      the hmem HTTP API cannot be reached (``hmem.Client``)
         └── ModelUnavailableError    timeout, 429 or 5xx from a model service
 
 ``ValidationError`` deliberately does not derive from ``ValueError``: raised inside a
@@ -39,7 +44,12 @@ tenant does not exist. HTTP status codes are decided only in ``hmem.api``.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
+    "ApiError",
+    "ApiUnavailableError",
+    "AuthenticationError",
     "ConfigError",
     "ConflictError",
     "DateRangeError",
@@ -56,6 +66,7 @@ __all__ = [
     "ModelUnavailableError",
     "NaiveDatetimeError",
     "NotFoundError",
+    "PermissionDeniedError",
     "PolicyRefusal",
     "QueueUnavailableError",
     "RetryableError",
@@ -146,6 +157,23 @@ class PolicyRefusal(HmemError):
         super().__init__(message or f"refused by the write policy: {kind}")
 
 
+class ApiError(HmemError):
+    """The hmem API answered with an error that has no class of its own."""
+
+    def __init__(self, message: str, *, status: int = 0, problem: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.problem = problem or {}
+
+
+class AuthenticationError(ApiError):
+    """401: no API key, or a malformed, unknown or revoked one."""
+
+
+class PermissionDeniedError(ApiError):
+    """403: the key's tenant or user list does not include that user."""
+
+
 class ModelError(HmemError):
     """A model service answered with something unusable."""
 
@@ -183,3 +211,7 @@ class QueueUnavailableError(RetryableError):
 
 class ModelUnavailableError(RetryableError):
     """A model service timed out or answered 429/5xx."""
+
+
+class ApiUnavailableError(RetryableError):
+    """The hmem API could not be reached or timed out; try again later."""

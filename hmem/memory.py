@@ -7,11 +7,12 @@ a ``Config`` and never reads the environment itself.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import pydantic
 from neo4j import Driver, GraphDatabase
@@ -43,6 +44,7 @@ from hmem.ingest import AddResult, Ingestor, Job, JobQueue
 from hmem.ingest.ingestor import MessagesIn
 from hmem.ingest.pipeline import Pipeline
 from hmem.models import (
+    IMPORT_BATCH_SIZE,
     Category,
     EntityRef,
     Fact,
@@ -58,6 +60,7 @@ from hmem.models import (
 )
 from hmem.recall import MaintenanceResult, Recall, ScoreWeights, SearchResult
 from hmem.secret import load_secret
+from hmem.surface import SEARCH_DEFAULTS, FactsOptions, SearchOptions
 from hmem.telemetry import Telemetry
 
 __all__ = ["Memory", "make_driver", "resolve_password"]
@@ -560,7 +563,7 @@ class Memory:
         drafts: Iterable[FactDraft],
         *,
         user_id: str,
-        batch_size: int = 2000,
+        batch_size: int = IMPORT_BATCH_SIZE,
         observed_at: datetime | None = None,
     ) -> WriteResult:
         """Write a long history of known facts (no model) in large transactions: the
@@ -709,24 +712,10 @@ class Memory:
         """The supersession chain; with ``as_of`` as it was believed then."""
         return self.store.history(user_id, fact_id, as_of=as_of)
 
-    def facts(
-        self,
-        *,
-        user_id: str,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        include_closed: bool = False,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> list[Fact]:
-        return self.store.list_facts(
-            user_id,
-            as_of=as_of,
-            as_of_event=as_of_event,
-            include_closed=include_closed,
-            limit=limit,
-            offset=offset,
-        )
+    def facts(self, *, user_id: str, **options: Unpack[FactsOptions]) -> list[Fact]:
+        """Current facts by default, a page of ``limit`` (100) from ``offset`` (0); the
+        options: ``hmem.surface.FactsOptions``."""
+        return self.store.list_facts(user_id, **options)
 
     def export(self, user_id: str) -> UserExport:
         return self.store.export(user_id)
@@ -735,65 +724,35 @@ class Memory:
         return self.store.audit(user_id, limit)
 
     # -- recall ---------------------------------------------------------------------------
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        k: int = 30,
-        token_budget: int = 4000,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        now: datetime | None = None,
-    ) -> SearchResult:
+    def search(self, query: str, *, user_id: str, **options: Unpack[SearchOptions]) -> SearchResult:
         """The facts that answer ``query``, with no model on the read path: hybrid
         (dense + lexical + entity), one SUPERSEDES hop of history, packed into
-        ``token_budget`` tokens as a dated context block. Current facts by default;
-        ``as_of`` (belief time) / ``as_of_event`` (world time) select the past, and a
-        question about the past ("before", "used to", …) ranks replaced facts too.
-        Without an embedder the search is lexical + entity only (``result.dense``)."""
+        ``token_budget`` tokens as a dated context block (the options:
+        ``hmem.surface.SearchOptions``). Current facts by default; ``as_of`` (belief
+        time) / ``as_of_event`` (world time) select the past, and a question about the
+        past ("before", "used to", …) ranks replaced facts too. Without an embedder the
+        search is lexical + entity only (``result.dense``)."""
         self.check_embedding_model()
+        given: SearchOptions = {**SEARCH_DEFAULTS, **options}
         with self.telemetry.span(
             "search",
             user_id=user_id,
-            hmem__k=k,
-            hmem__token_budget=token_budget,
-            hmem__as_of=as_of is not None,
-            hmem__as_of_event=as_of_event is not None,
+            hmem__k=given["k"],
+            hmem__token_budget=given["token_budget"],
+            hmem__as_of=given.get("as_of") is not None,
+            hmem__as_of_event=given.get("as_of_event") is not None,
         ) as span:
-            result = self.recall.search(
-                query,
-                user_id=user_id,
-                k=k,
-                token_budget=token_budget,
-                as_of=as_of,
-                as_of_event=as_of_event,
-                now=now,
-            )
+            result = self.recall.search(query, user_id=user_id, **given)
             span.set(hmem__hits=len(result.hits), hmem__dense=bool(result.dense))
             return result
 
     async def asearch(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        k: int = 30,
-        token_budget: int = 4000,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        now: datetime | None = None,
+        self, query: str, *, user_id: str, **options: Unpack[SearchOptions]
     ) -> SearchResult:
-        """``search`` for async frameworks (runs in a worker thread)."""
+        """``search`` for async frameworks (runs in a worker thread); ``AsyncMemory``
+        has every call awaited."""
         return await asyncio.to_thread(
-            self.search,
-            query,
-            user_id=user_id,
-            k=k,
-            token_budget=token_budget,
-            as_of=as_of,
-            as_of_event=as_of_event,
-            now=now,
+            functools.partial(self.search, query, user_id=user_id, **options)
         )
 
     def maintain(self, *, user_id: str, now: datetime | None = None) -> MaintenanceResult:
@@ -804,3 +763,9 @@ class Memory:
         self.recall.flush()  # recent touches count as use
         expired = self.recall.search_backend.expire_episodic(user_id, cutoff=cutoff, now=when)
         return MaintenanceResult(user_id=user_id, cutoff=cutoff, expired=expired)
+
+
+if TYPE_CHECKING:  # mypy holds Memory to the surface (hmem/surface.py)
+    from hmem.surface import MemorySurface
+
+    _surface: type[MemorySurface] = Memory

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from hmem._cli import load_config as _config
-from hmem._cli import open_memory
+from hmem.cli._common import load_config as _config
+from hmem.cli._common import open_memory
 
 
 @click.group()

@@ -1,8 +1,9 @@
 """What every framework adapter shares: the backend port, the user check, the texts.
 
-``Port`` wraps an embedded ``Memory``, a ``Client`` or an ``AsyncClient`` behind one
-async surface (a sync backend runs in a worker thread, as ``Memory.asearch`` does) and
-one sync surface (refused for an ``AsyncClient``, which only an event loop can drive).
+``Port`` wraps an embedded ``Memory`` or ``AsyncMemory``, a ``Client`` or an
+``AsyncClient`` (hmem/surface.py) behind one async surface (a sync backend runs in a
+worker thread, as ``AsyncMemory`` does) and one sync surface (refused for an async
+backend, which only an event loop can drive).
 The tool bodies (``recall``, ``remember``, ``forget``, ``history``) return the texts
 the MCP server returns, so a model reads the same lines through every framework.
 """
@@ -17,8 +18,9 @@ from typing import Any, TypeAlias, TypeVar
 
 import pydantic
 
-from hmem.client import AsyncClient, Client
+from hmem.async_memory import AsyncMemory
 from hmem.errors import HmemError, ValidationError
+from hmem.faces.client import AsyncClient, Client
 from hmem.graph.apikeys import check_user_name
 from hmem.memory import Memory
 from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult
@@ -35,7 +37,7 @@ __all__ = [
     "tool_error",
 ]
 
-Backend: TypeAlias = Memory | Client | AsyncClient
+Backend: TypeAlias = Memory | AsyncMemory | Client | AsyncClient
 T = TypeVar("T")
 
 MEMORY_HEADER = "What hmem remembers about the user (dated; [replaced] = no longer true):"
@@ -96,16 +98,17 @@ class Port:
     """One backend behind async and sync calls with ``Memory``'s names."""
 
     def __init__(self, backend: Backend) -> None:
-        if not isinstance(backend, Memory | Client | AsyncClient):
+        if not isinstance(backend, Memory | AsyncMemory | Client | AsyncClient):
             raise TypeError(
-                "an hmem adapter needs a hmem.Memory, hmem.Client or hmem.AsyncClient, "
+                "an hmem adapter needs a hmem.Memory, hmem.AsyncMemory, hmem.Client or "
+                "hmem.AsyncClient, "
                 f"not {type(backend).__name__}"
             )
         self.backend = backend
 
     @property
     def is_async(self) -> bool:
-        return isinstance(self.backend, AsyncClient)
+        return isinstance(self.backend, AsyncMemory | AsyncClient)
 
     async def acall(self, name: str, *args: Any, **kwargs: Any) -> Any:
         method = getattr(self.backend, name)
@@ -116,7 +119,8 @@ class Port:
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         if self.is_async:
             raise TypeError(
-                "an hmem.AsyncClient serves only the async calls (ainvoke, abatch, ...); "
+                f"an hmem.{type(self.backend).__name__} serves only the async calls "
+                "(ainvoke, abatch, ...); "
                 "pass a hmem.Client or hmem.Memory for sync use"
             )
         return getattr(self.backend, name)(*args, **kwargs)

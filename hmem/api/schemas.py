@@ -22,9 +22,11 @@ from hmem.models import (
     EntityRef,
     Fact,
     FactDraft,
+    Message,
     NewFactId,
     SupersedeTarget,
 )
+from hmem.surface import SEARCH_DEFAULTS
 
 __all__ = [
     "AddIn",
@@ -155,8 +157,9 @@ class RememberManyIn(_In):
         return facts
 
 
-class MessageIn(_In):
-    role: Literal["user", "assistant", "system", "tool"]
+class MessageIn(Message):
+    """``hmem.models.Message`` (its roles), with the API's size limits."""
+
     content: Annotated[str, Field(min_length=1, max_length=100_000)]
     name: Annotated[str, Field(max_length=200)] | None = None
 
@@ -211,8 +214,8 @@ class JobOut(BaseModel):
 
 class SearchIn(_In):
     query: Annotated[str, Field(min_length=1, max_length=4000)]
-    k: Annotated[int, Field(ge=1, le=200)] = 30
-    token_budget: Annotated[int, Field(ge=50, le=100_000)] = 4000
+    k: Annotated[int, Field(ge=1, le=200)] = SEARCH_DEFAULTS["k"]
+    token_budget: Annotated[int, Field(ge=50, le=100_000)] = SEARCH_DEFAULTS["token_budget"]
     as_of: UtcDatetime | None = Field(None, description="belief time")
     as_of_event: UtcDatetime | None = Field(None, description="world time")
     now: UtcDatetime | None = Field(

@@ -23,12 +23,13 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from hmem.errors import PolicyRefusal
 from hmem.extract import _patterns as p
+from hmem.models import Message
 
 if TYPE_CHECKING:
     from hmem.models import FactDraft
@@ -51,20 +52,11 @@ __all__ = [
 ]
 
 KINDS = p.KINDS
-Role = Literal["user", "assistant", "system", "tool"]
 _Finding = tuple[int, int, str]  # start, end, kind
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Message(_Frozen):
-    """One chat turn as the caller sent it."""
-
-    role: Role
-    content: str
-    name: str | None = None
 
 
 class PolicyDecision(_Frozen):

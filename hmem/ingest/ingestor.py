@@ -12,10 +12,9 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any
 
 from hmem import errors
 from hmem.errors import (
@@ -32,18 +31,16 @@ from hmem.extract.policy import Message, apply_policy
 from hmem.graph._records import check_user_id
 from hmem.ingest.pipeline import AddResult, Pipeline
 from hmem.ingest.queue import Job, JobQueue
-from hmem.models import require_aware
+from hmem.models import MessagesIn, require_aware
 from hmem.telemetry import Telemetry
 
-__all__ = ["Ingestor", "MessagesIn", "accepting_key"]
+__all__ = ["Ingestor", "MessagesIn", "accepting_key"]  # MessagesIn: hmem.models
 
 log = logging.getLogger("hmem.ingest")
 
 # The API key accepting the sessions submitted in this context (the HTTP route sets it):
 # the job records it, and the worker checks it again before writing (``key_check``).
 accepting_key: ContextVar[str | None] = ContextVar("hmem_accepting_key", default=None)
-
-MessagesIn = str | Sequence[Message | dict[str, Any]]
 
 
 def to_messages(messages: MessagesIn) -> list[Message]:

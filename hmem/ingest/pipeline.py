@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,46 +25,9 @@ from hmem.extract.profile import ProfileChat, rewrite_profile
 from hmem.extract.relations import Operation, decide
 from hmem.graph.store import EpisodeDraft, GraphStore
 from hmem.ingest.queue import Job
-from hmem.models import EntityRef, FactDraft, SupersedeTarget, WriteResult
+from hmem.models import AddResult, EntityRef, FactDraft, SupersedeTarget, WriteResult
 
-__all__ = ["AddResult", "Pipeline"]
-
-
-@dataclass
-class AddResult:
-    """What one session did: ids and counts, the model cost, and the job it ran as."""
-
-    job_id: str
-    status: str = "done"
-    added: list[str] = field(default_factory=list)
-    superseded: list[str] = field(default_factory=list)
-    superseded_reasons: dict[str, str] = field(default_factory=dict)
-    merged: list[str] = field(default_factory=list)
-    related: list[tuple[str, str]] = field(default_factory=list)
-    skipped: int = 0
-    refused: list[str] = field(default_factory=list)
-    rejected_targets: list[str] = field(default_factory=list)
-    chat_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    embedding_calls: int = 0
-    model_seconds: float = 0.0
-    embed_seconds: float = 0.0
-    total_seconds: float = 0.0
-    replayed: bool = False
-    profile_updated: bool | None = None
-    bookmarks: list[str] = field(default_factory=list)  # of the write (WriteResult)
-
-    def as_dict(self) -> dict[str, Any]:
-        out = dict(self.__dict__)
-        out["related"] = [list(pair) for pair in self.related]
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> AddResult:
-        values = dict(data)
-        values["related"] = [tuple(pair) for pair in values.get("related", [])]
-        return cls(**values)
+__all__ = ["AddResult", "Pipeline"]  # AddResult: hmem.models, named here too
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -12,9 +12,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from neo4j import Driver
 
 from hmem import AsyncClient, Client, Config, ConflictError, Memory, NotFoundError, PolicyRefusal
-from hmem.client import ApiUnavailableError, AuthenticationError, PermissionDeniedError
 from hmem.errors import ModelNotConfiguredError
-from hmem.mcp_server import build_server
+from hmem.faces.client import ApiUnavailableError, AuthenticationError, PermissionDeniedError
+from hmem.faces.mcp_server import build_server
 from hmem.models import FactDraft, SupersedeTarget
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 

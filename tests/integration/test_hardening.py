@@ -32,8 +32,8 @@ from hmem.api import create_app
 from hmem.api.app import ServiceMiddleware
 from hmem.api.metrics import Metrics
 from hmem.cli import main
-from hmem.client import Client
 from hmem.errors import DateRangeError, ValidationError
+from hmem.faces.client import Client
 from hmem.graph.apikeys import KeyStore
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.integration.test_api_fixtures import fresh_tenant, live_server

@@ -23,9 +23,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from neo4j import Driver
 
 from hmem import Config, Memory
-from hmem.client import Client
 from hmem.errors import HmemError, PolicyRefusal, TextTooLongError
-from hmem.mcp_server import build_server
+from hmem.faces.client import Client
+from hmem.faces.mcp_server import build_server
 from hmem.models import EntityRef, FactDraft
 from hmem_bench.policy_heldout import ORDINARY, SECRETS, Row
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer

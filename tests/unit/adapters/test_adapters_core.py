@@ -43,7 +43,9 @@ def test_dates_are_aware_iso_8601() -> None:
 
 
 def test_the_port_takes_only_hmem_backends_and_keeps_async_clients_async() -> None:
-    with pytest.raises(TypeError, match=r"hmem\.Memory, hmem\.Client or hmem\.AsyncClient"):
+    with pytest.raises(
+        TypeError, match=r"hmem\.Memory, hmem\.AsyncMemory, hmem\.Client or hmem\.AsyncClient"
+    ):
         Port(object())  # type: ignore[arg-type]
     remote = Port(AsyncClient("http://127.0.0.1:9", api_key="k"))
     assert remote.is_async

@@ -12,7 +12,7 @@ from hmem import Client, ConflictError, NotFoundError, PolicyRefusal, errors
 from hmem.api.auth import Principal, external_user_id, stored_user_id
 from hmem.api.logs import JsonFormatter
 from hmem.api.problems import Forbidden, Unauthenticated, problem_for
-from hmem.client import ApiError, AuthenticationError, PermissionDeniedError
+from hmem.faces.client import ApiError, AuthenticationError, PermissionDeniedError
 from hmem.graph.apikeys import ApiKey, check_tenant, check_user_name, parse_key
 
 
@@ -158,9 +158,9 @@ def test_client_does_not_import_fastapi() -> None:
     import ast
     from pathlib import Path
 
-    import hmem.client
+    import hmem.faces.client
 
-    tree = ast.parse(Path(hmem.client.__file__).read_text())
+    tree = ast.parse(Path(hmem.faces.client.__file__).read_text())
     names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert not {n for n in names if n.startswith(("fastapi", "starlette", "hmem.api"))}
@@ -197,49 +197,3 @@ def test_user_names_the_api_refuses_are_refused_everywhere(name: str) -> None:
     with pytest.raises(errors.ValidationError):
         check_user_name(name)
     assert check_user_name("maya.k@example-1") == "maya.k@example-1"
-
-
-# What only an embedded Memory does: the schema, the worker, maintenance, the model checks.
-LOCAL_ONLY = {
-    "asearch",  # AsyncClient.search is the awaitable one
-    "capabilities",
-    "catch_up",
-    "check_embedding_model",
-    "import_sessions",
-    "init_schema",
-    "maintain",
-    "reembed",
-    "reembed_pending",
-    "run_jobs",
-    "start_worker",
-    "warm_up",
-}
-
-
-def _public(cls: type) -> set[str]:
-    return {n for n, v in vars(cls).items() if callable(v) and not n.startswith("_")}
-
-
-@pytest.mark.parametrize("client", ["Client", "AsyncClient"])
-def test_the_clients_have_memorys_calls_with_its_parameters(client: str) -> None:
-    """Client and AsyncClient mirror Memory by hand: every call of Memory's is there (or
-    named above as local-only) with the same parameters, kinds and defaults. Facts a
-    client writes default to source "api", as the API's own default."""
-    import inspect
-
-    from hmem import AsyncClient
-    from hmem.memory import Memory
-
-    cls = {"Client": Client, "AsyncClient": AsyncClient}[client]
-    assert _public(Memory) - LOCAL_ONLY <= _public(cls)
-    for name in sorted(_public(Memory) & _public(cls)):
-        ours = inspect.signature(getattr(cls, name), eval_str=True).parameters
-        theirs = inspect.signature(getattr(Memory, name), eval_str=True).parameters
-        expected = [(p.name, p.kind, p.default, p.annotation) for p in theirs.values()]
-        if name == "remember":
-            source = list(theirs).index("source")
-            expected[source] = (*expected[source][:2], "api", expected[source][3])
-        assert [(p.name, p.kind, p.default, p.annotation) for p in ours.values()] == (expected), (
-            name
-        )
-        assert inspect.iscoroutinefunction(getattr(cls, name)) == (client == "AsyncClient")

@@ -59,7 +59,7 @@ def test_repeat_must_be_positive() -> None:
 
 
 def test_measure_python_times_the_first_search_and_each_new_shape() -> None:
-    from hmem.bench.first_search import measure_python
+    from hmem_bench.first_search import measure_python
 
     asked: list[str] = []
     out = measure_python(asked.append, query="q", repeat=3, shapes=("a", "b"), shape_repeat=2)

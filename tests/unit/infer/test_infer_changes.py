@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from hmem.api.metrics import Metrics
+from hmem.faces.mcp_server import format_hit
 from hmem.infer.changes import decide, read_claims
-from hmem.mcp_server import format_hit
 from hmem.models import (
     Fact,
     HistoryStep,

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from hmem._cli import load_config
+from hmem.cli._common import load_config
 from hmem.errors import RetryableError
 from hmem.importers.graphiti import PASSWORD_ENV
 from hmem.memory import NO_EMBEDDER, Memory

@@ -1,4 +1,4 @@
-"""The ``hmem serve``, ``hmem keys`` and ``hmem mcp`` commands (registered by hmem.cli).
+"""The ``hmem serve``, ``hmem keys`` and ``hmem mcp`` commands (registered by hmem.cli.main).
 
 Heavy imports (uvicorn, the app, the MCP SDK) happen inside the commands, so the rest of
 the CLI starts fast.
@@ -241,7 +241,7 @@ def keys_revoke(key_id: str) -> None:
 def mcp(user_id: str, tenant: str | None, api_url: str | None) -> None:
     """An MCP server on stdio (remember / recall / history / forget) for agent hosts."""
     try:
-        from hmem.mcp_server import build_server
+        from hmem.faces.mcp_server import build_server
     except ImportError as exc:  # mcp is the [mcp] extra; CrewAI's env pins mcp<2
         raise click.ClickException(
             f"hmem mcp needs the MCP SDK 2.x ({exc}): pip install 'hmem[mcp]'; where another "
@@ -271,7 +271,7 @@ def mcp(user_id: str, tenant: str | None, api_url: str | None) -> None:
 
     def build() -> object:
         if api_url:
-            from hmem.client import Client
+            from hmem.faces.client import Client
 
             return Client(api_url, api_key=key)
         from hmem.memory import Memory

@@ -4,11 +4,12 @@ An application that talks to a running hmem service writes the same calls it wou
 write against an embedded ``Memory``: ``add``, ``job``, ``retry_job``, ``remember``,
 ``remember_many``, ``import_facts``, ``search``, ``get``, ``history``, ``facts``,
 ``close``, ``restore``, ``erase``, ``erase_user``, ``export``, ``audit``, ``profile``,
-``set_profile``, with Memory's parameters (a unit test holds them equal). Answers are
-the same models (``Fact``, ``WriteResult``, ...) and errors the same classes
-(``NotFoundError``, ``ConflictError``, ``PolicyRefusal`` ...), rebuilt from the
-service's problem+json. HTTP-only failures have their own branch under
-``HmemError``::
+``set_profile``: the surface declared in ``hmem/surface.py`` (mypy and
+``tests/unit/test_surface.py`` hold both clients to it). Options a call is not given
+are not sent: the API's schemas hold the defaults. Answers are the same models
+(``Fact``, ``WriteResult``, ...) and errors the same classes (``NotFoundError``,
+``ConflictError``, ``PolicyRefusal`` ...), rebuilt from the service's problem+json.
+HTTP-only failures have their own branch under ``HmemError`` (in ``hmem.errors``)::
 
     ApiError                     any other non-2xx answer (``status``, ``problem``)
     ├── AuthenticationError      401: no key, or a malformed/unknown/revoked one
@@ -25,21 +26,24 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
 from urllib.parse import quote
 
 import httpx
 
 from hmem import errors
-from hmem.extract.policy import Message
-from hmem.ingest.pipeline import AddResult
+from hmem.errors import ApiError, ApiUnavailableError, AuthenticationError, PermissionDeniedError
 from hmem.models import (
+    IMPORT_BATCH_SIZE,
     MAX_BATCH_UNEMBEDDED,
+    AddResult,
     Category,
     EntityRef,
     Fact,
     FactDraft,
     FactHistory,
+    Message,
+    MessagesIn,
     SupersedeReason,
     SupersedeTarget,
     UserExport,
@@ -48,6 +52,17 @@ from hmem.models import (
     require_aware,
 )
 from hmem.recall.models import SearchResult
+from hmem.surface import (
+    AddOptions,
+    AsyncMemorySurface,
+    CloseOptions,
+    FactsOptions,
+    ImportOptions,
+    MemorySurface,
+    RememberManyOptions,
+    RememberOptions,
+    SearchOptions,
+)
 
 __all__ = [
     "ApiError",
@@ -60,27 +75,6 @@ __all__ = [
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8000"
-
-
-class ApiError(errors.HmemError):
-    """The service answered with an error that has no class of its own."""
-
-    def __init__(self, message: str, *, status: int = 0, problem: dict[str, Any] | None = None):
-        super().__init__(message)
-        self.status = status
-        self.problem = problem or {}
-
-
-class AuthenticationError(ApiError):
-    """401: no API key, or a malformed, unknown or revoked one."""
-
-
-class PermissionDeniedError(ApiError):
-    """403: the key's tenant or user list does not include that user."""
-
-
-class ApiUnavailableError(errors.RetryableError):
-    """The service could not be reached or timed out; try again later."""
 
 
 _BY_NAME: dict[str, type[errors.HmemError]] = {
@@ -153,32 +147,18 @@ class _Ops:
     """What each call sends and how its answer is read; shared by both clients."""
 
     @staticmethod
-    def remember(
-        text: str,
-        user_id: str,
-        category: Category | str,
-        importance: int,
-        observed_at: datetime | None,
-        valid_from: datetime | None,
-        valid_to: datetime | None,
-        entities: Sequence[EntityRef | str],
-        supersedes: Sequence[str | SupersedeTarget],
-        reason: SupersedeReason | str,
-        relates: Sequence[str],
-        embedding: Sequence[float] | None,
-        source: str,
-        fact_id: str | None,
-        speaker: str | None,
-        infer: bool | None = None,
-    ) -> _Op[WriteResult]:
+    def remember(text: str, user_id: str, o: RememberOptions) -> _Op[WriteResult]:
+        # Only what the caller gave: the API's schema (RememberIn) holds the defaults.
+        entities, supersedes = o.get("entities", ()), o.get("supersedes", ())
+        embedding, category, reason = o.get("embedding"), o.get("category"), o.get("reason")
         body = _drop_none(
             {
                 "text": text,
-                "category": str(Category(category)),
-                "importance": importance,
-                "observed_at": _when(observed_at),
-                "valid_from": _when(valid_from),
-                "valid_to": _when(valid_to),
+                "category": None if category is None else str(Category(category)),
+                "importance": o.get("importance"),
+                "observed_at": _when(o.get("observed_at")),
+                "valid_from": _when(o.get("valid_from")),
+                "valid_to": _when(o.get("valid_to")),
                 "entities": [
                     e.model_dump() if isinstance(e, EntityRef) else str(e) for e in entities
                 ],
@@ -188,49 +168,39 @@ class _Ops:
                     else t
                     for t in supersedes
                 ],
-                "reason": str(SupersedeReason(reason)),
-                "relates": list(relates),
+                "reason": None if reason is None else str(SupersedeReason(reason)),
+                "relates": list(o.get("relates", ())),
                 "embedding": list(embedding) if embedding is not None else None,
-                "source": source,
-                "id": fact_id,
-                "speaker": speaker,
-                "infer": infer,
+                "source": o.get("source"),
+                "id": o.get("fact_id"),
+                "speaker": o.get("speaker"),
+                "infer": o.get("infer"),
             }
         )
         return _Op("POST", f"{_user(user_id)}/facts", WriteResult.model_validate, body=body)
 
     @staticmethod
     def remember_many(
-        drafts: Sequence[FactDraft],
-        user_id: str,
-        observed_at: datetime | None,
-        session_id: str | None,
+        drafts: Sequence[FactDraft], user_id: str, o: RememberManyOptions
     ) -> _Op[WriteResult]:
         body = _drop_none(
             {
                 "facts": [d.model_dump(mode="json", exclude_none=True) for d in drafts],
-                "observed_at": _when(observed_at),
-                "session_id": session_id,
+                "observed_at": _when(o.get("observed_at")),
+                "session_id": o.get("session_id"),
             }
         )
         return _Op("POST", f"{_user(user_id)}/facts/batch", WriteResult.model_validate, body=body)
 
     @staticmethod
-    def facts(
-        user_id: str,
-        as_of: datetime | None,
-        as_of_event: datetime | None,
-        include_closed: bool,
-        limit: int,
-        offset: int,
-    ) -> _Op[list[Fact]]:
+    def facts(user_id: str, o: FactsOptions) -> _Op[list[Fact]]:
         params = _drop_none(
             {
-                "as_of": _when(as_of),
-                "as_of_event": _when(as_of_event),
-                "include_closed": "true" if include_closed else None,
-                "limit": limit,
-                "offset": offset,
+                "as_of": _when(o.get("as_of")),
+                "as_of_event": _when(o.get("as_of_event")),
+                "include_closed": "true" if o.get("include_closed") else None,
+                "limit": o.get("limit"),
+                "offset": o.get("offset"),
             }
         )
         return _Op(
@@ -253,18 +223,13 @@ class _Ops:
         )
 
     @staticmethod
-    def close(
-        fact_id: str,
-        user_id: str,
-        at: datetime | None,
-        observed_at: datetime | None,
-        reason: SupersedeReason | str,
-    ) -> _Op[Fact]:
+    def close(fact_id: str, user_id: str, o: CloseOptions) -> _Op[Fact]:
+        reason = o.get("reason")
         body = _drop_none(
             {
-                "at": _when(at),
-                "observed_at": _when(observed_at),
-                "reason": str(SupersedeReason(reason)),
+                "at": _when(o.get("at")),
+                "observed_at": _when(o.get("observed_at")),
+                "reason": None if reason is None else str(SupersedeReason(reason)),
             }
         )
         return _Op("POST", f"{_fact(user_id, fact_id)}/close", Fact.model_validate, body=body)
@@ -295,14 +260,7 @@ class _Ops:
         )
 
     @staticmethod
-    def add(
-        messages: str | Sequence[Message | dict[str, Any]],
-        user_id: str,
-        observed_at: datetime | None,
-        session_id: str | None,
-        background: bool,
-        idempotency_key: str | None,
-    ) -> _Op[AddResult]:
+    def add(messages: MessagesIn, user_id: str, o: AddOptions) -> _Op[AddResult]:
         if isinstance(messages, str):
             msgs: list[Any] = [{"role": "user", "content": messages}]
         else:
@@ -313,10 +271,10 @@ class _Ops:
         body = _drop_none(
             {
                 "messages": msgs,
-                "observed_at": _when(observed_at),
-                "session_id": session_id,
-                "background": background,
-                "idempotency_key": idempotency_key,
+                "observed_at": _when(o.get("observed_at")),
+                "session_id": o.get("session_id"),
+                "background": o.get("background"),
+                "idempotency_key": o.get("idempotency_key"),
             }
         )
         return _Op("POST", f"{_user(user_id)}/messages", AddResult.from_dict, body=body)
@@ -327,23 +285,15 @@ class _Ops:
         return _Op("POST" if retry else "GET", path, dict)
 
     @staticmethod
-    def search(
-        query: str,
-        user_id: str,
-        k: int,
-        token_budget: int,
-        as_of: datetime | None,
-        as_of_event: datetime | None,
-        now: datetime | None,
-    ) -> _Op[SearchResult]:
+    def search(query: str, user_id: str, o: SearchOptions) -> _Op[SearchResult]:
         body = _drop_none(
             {
                 "query": query,
-                "k": k,
-                "token_budget": token_budget,
-                "as_of": _when(as_of),
-                "as_of_event": _when(as_of_event),
-                "now": _when(now),
+                "k": o.get("k"),
+                "token_budget": o.get("token_budget"),
+                "as_of": _when(o.get("as_of")),
+                "as_of_event": _when(o.get("as_of_event")),
+                "now": _when(o.get("now")),
             }
         )
         return _Op("POST", f"{_user(user_id)}/search", SearchResult.model_validate, body=body)
@@ -361,6 +311,17 @@ class _Ops:
     @staticmethod
     def me() -> _Op[dict[str, Any]]:
         return _Op("GET", "/v1/me", dict)
+
+
+def _batches(drafts: Iterable[FactDraft], o: ImportOptions) -> list[list[FactDraft]]:
+    """``import_facts``'s batches, cut as ``Memory.import_facts`` cuts them and within the
+    server's limit of facts without a vector per request."""
+    return import_batches(
+        drafts,
+        o.get("batch_size", IMPORT_BATCH_SIZE),
+        o.get("observed_at") or datetime.now(UTC),
+        max_unembedded=MAX_BATCH_UNEMBEDDED,
+    )
 
 
 def _headers(api_key: str, extra: dict[str, str] | None) -> dict[str, str]:
@@ -406,77 +367,33 @@ class Client:
         self.shutdown()
 
     def remember(
-        self,
-        text: str,
-        *,
-        user_id: str,
-        category: Category | str = Category.SEMANTIC,
-        importance: int = 5,
-        observed_at: datetime | None = None,
-        valid_from: datetime | None = None,
-        valid_to: datetime | None = None,
-        entities: Sequence[EntityRef | str] = (),
-        supersedes: Sequence[str | SupersedeTarget] = (),
-        reason: SupersedeReason | str = SupersedeReason.CONTRADICTION,
-        relates: Sequence[str] = (),
-        embedding: Sequence[float] | None = None,
-        source: str = "api",
-        fact_id: str | None = None,
-        speaker: str | None = None,
-        infer: bool | None = None,
+        self, text: str, *, user_id: str, **options: Unpack[RememberOptions]
     ) -> WriteResult:
-        return self._call(
-            _Ops.remember(
-                text, user_id, category, importance, observed_at, valid_from, valid_to,
-                entities, supersedes, reason, relates, embedding, source, fact_id, speaker,
-                infer,
-            )
-        )  # fmt: skip
+        return self._call(_Ops.remember(text, user_id, options))
 
     def remember_many(
-        self,
-        drafts: Sequence[FactDraft],
-        *,
-        user_id: str,
-        observed_at: datetime | None = None,
-        session_id: str | None = None,
+        self, drafts: Sequence[FactDraft], *, user_id: str, **options: Unpack[RememberManyOptions]
     ) -> WriteResult:
         """Write several facts in one transaction (``POST .../facts/batch``, at most
         2,000 facts, 500 of them without a vector, and the server's body limit, 1 MB by
         default)."""
-        return self._call(_Ops.remember_many(drafts, user_id, observed_at, session_id))
+        return self._call(_Ops.remember_many(drafts, user_id, options))
 
     def import_facts(
-        self,
-        drafts: Iterable[FactDraft],
-        *,
-        user_id: str,
-        batch_size: int = 2000,
-        observed_at: datetime | None = None,
+        self, drafts: Iterable[FactDraft], *, user_id: str, **options: Unpack[ImportOptions]
     ) -> WriteResult:
         """A long history in batches of ``remember_many``, as ``Memory.import_facts``
         cuts them (``hmem.models.import_batches``); the batches before an error stay."""
-        batches = import_batches(
-            drafts,
-            batch_size,
-            observed_at or datetime.now(UTC),
-            max_unembedded=MAX_BATCH_UNEMBEDDED,  # the server's limit for a batch
-        )
+        at = options.get("observed_at")
         return WriteResult.combine(
-            [self.remember_many(b, user_id=user_id, observed_at=observed_at) for b in batches]
+            [
+                self.remember_many(b, user_id=user_id, observed_at=at)
+                for b in _batches(drafts, options)
+            ]
         )
 
-    def facts(
-        self,
-        *,
-        user_id: str,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        include_closed: bool = False,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> list[Fact]:
-        return self._call(_Ops.facts(user_id, as_of, as_of_event, include_closed, limit, offset))
+    def facts(self, *, user_id: str, **options: Unpack[FactsOptions]) -> list[Fact]:
+        return self._call(_Ops.facts(user_id, options))
 
     def get(self, fact_id: str, *, user_id: str, as_of: datetime | None = None) -> Fact:
         return self._call(_Ops.get(fact_id, user_id, as_of))
@@ -484,16 +401,8 @@ class Client:
     def history(self, fact_id: str, *, user_id: str, as_of: datetime | None = None) -> FactHistory:
         return self._call(_Ops.history(fact_id, user_id, as_of))
 
-    def close(
-        self,
-        fact_id: str,
-        *,
-        user_id: str,
-        at: datetime | None = None,
-        observed_at: datetime | None = None,
-        reason: SupersedeReason | str = SupersedeReason.RETRACTION,
-    ) -> Fact:
-        return self._call(_Ops.close(fact_id, user_id, at, observed_at, reason))
+    def close(self, fact_id: str, *, user_id: str, **options: Unpack[CloseOptions]) -> Fact:
+        return self._call(_Ops.close(fact_id, user_id, options))
 
     def restore(self, fact_id: str, *, user_id: str) -> Fact:
         return self._call(_Ops.restore(fact_id, user_id))
@@ -511,20 +420,11 @@ class Client:
         return self._call(_Ops.audit(user_id, limit))
 
     def add(
-        self,
-        messages: str | Sequence[Message | dict[str, Any]],
-        *,
-        user_id: str,
-        observed_at: datetime | None = None,
-        session_id: str | None = None,
-        background: bool = False,
-        idempotency_key: str | None = None,
+        self, messages: MessagesIn, *, user_id: str, **options: Unpack[AddOptions]
     ) -> AddResult:
         """Remember a chat session through the extractor; ``background=True`` returns
         the queued job at once (poll it with ``job``)."""
-        return self._call(
-            _Ops.add(messages, user_id, observed_at, session_id, background, idempotency_key)
-        )
+        return self._call(_Ops.add(messages, user_id, options))
 
     def job(self, job_id: str, *, user_id: str) -> dict[str, Any]:
         """A session's job: status, attempts, result or error (never its text)."""
@@ -533,18 +433,8 @@ class Client:
     def retry_job(self, job_id: str, *, user_id: str) -> dict[str, Any]:
         return self._call(_Ops.job(job_id, user_id, retry=True))
 
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        k: int = 30,
-        token_budget: int = 4000,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        now: datetime | None = None,
-    ) -> SearchResult:
-        return self._call(_Ops.search(query, user_id, k, token_budget, as_of, as_of_event, now))
+    def search(self, query: str, *, user_id: str, **options: Unpack[SearchOptions]) -> SearchResult:
+        return self._call(_Ops.search(query, user_id, options))
 
     def profile(self, *, user_id: str) -> dict[str, Any] | None:
         """The running profile (``text``, ``updated_at``), or None."""
@@ -603,74 +493,28 @@ class AsyncClient:
         await self.shutdown()
 
     async def remember(
-        self,
-        text: str,
-        *,
-        user_id: str,
-        category: Category | str = Category.SEMANTIC,
-        importance: int = 5,
-        observed_at: datetime | None = None,
-        valid_from: datetime | None = None,
-        valid_to: datetime | None = None,
-        entities: Sequence[EntityRef | str] = (),
-        supersedes: Sequence[str | SupersedeTarget] = (),
-        reason: SupersedeReason | str = SupersedeReason.CONTRADICTION,
-        relates: Sequence[str] = (),
-        embedding: Sequence[float] | None = None,
-        source: str = "api",
-        fact_id: str | None = None,
-        speaker: str | None = None,
-        infer: bool | None = None,
+        self, text: str, *, user_id: str, **options: Unpack[RememberOptions]
     ) -> WriteResult:
-        return await self._call(
-            _Ops.remember(
-                text, user_id, category, importance, observed_at, valid_from, valid_to,
-                entities, supersedes, reason, relates, embedding, source, fact_id, speaker,
-                infer,
-            )
-        )  # fmt: skip
+        return await self._call(_Ops.remember(text, user_id, options))
 
     async def remember_many(
-        self,
-        drafts: Sequence[FactDraft],
-        *,
-        user_id: str,
-        observed_at: datetime | None = None,
-        session_id: str | None = None,
+        self, drafts: Sequence[FactDraft], *, user_id: str, **options: Unpack[RememberManyOptions]
     ) -> WriteResult:
-        return await self._call(_Ops.remember_many(drafts, user_id, observed_at, session_id))
+        return await self._call(_Ops.remember_many(drafts, user_id, options))
 
     async def import_facts(
-        self,
-        drafts: Iterable[FactDraft],
-        *,
-        user_id: str,
-        batch_size: int = 2000,
-        observed_at: datetime | None = None,
+        self, drafts: Iterable[FactDraft], *, user_id: str, **options: Unpack[ImportOptions]
     ) -> WriteResult:
-        batches = import_batches(
-            drafts,
-            batch_size,
-            observed_at or datetime.now(UTC),
-            max_unembedded=MAX_BATCH_UNEMBEDDED,  # the server's limit for a batch
-        )
+        at = options.get("observed_at")
         return WriteResult.combine(
-            [await self.remember_many(b, user_id=user_id, observed_at=observed_at) for b in batches]
+            [
+                await self.remember_many(b, user_id=user_id, observed_at=at)
+                for b in _batches(drafts, options)
+            ]
         )
 
-    async def facts(
-        self,
-        *,
-        user_id: str,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        include_closed: bool = False,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> list[Fact]:
-        return await self._call(
-            _Ops.facts(user_id, as_of, as_of_event, include_closed, limit, offset)
-        )
+    async def facts(self, *, user_id: str, **options: Unpack[FactsOptions]) -> list[Fact]:
+        return await self._call(_Ops.facts(user_id, options))
 
     async def get(self, fact_id: str, *, user_id: str, as_of: datetime | None = None) -> Fact:
         return await self._call(_Ops.get(fact_id, user_id, as_of))
@@ -680,16 +524,8 @@ class AsyncClient:
     ) -> FactHistory:
         return await self._call(_Ops.history(fact_id, user_id, as_of))
 
-    async def close(
-        self,
-        fact_id: str,
-        *,
-        user_id: str,
-        at: datetime | None = None,
-        observed_at: datetime | None = None,
-        reason: SupersedeReason | str = SupersedeReason.RETRACTION,
-    ) -> Fact:
-        return await self._call(_Ops.close(fact_id, user_id, at, observed_at, reason))
+    async def close(self, fact_id: str, *, user_id: str, **options: Unpack[CloseOptions]) -> Fact:
+        return await self._call(_Ops.close(fact_id, user_id, options))
 
     async def restore(self, fact_id: str, *, user_id: str) -> Fact:
         return await self._call(_Ops.restore(fact_id, user_id))
@@ -707,18 +543,9 @@ class AsyncClient:
         return await self._call(_Ops.audit(user_id, limit))
 
     async def add(
-        self,
-        messages: str | Sequence[Message | dict[str, Any]],
-        *,
-        user_id: str,
-        observed_at: datetime | None = None,
-        session_id: str | None = None,
-        background: bool = False,
-        idempotency_key: str | None = None,
+        self, messages: MessagesIn, *, user_id: str, **options: Unpack[AddOptions]
     ) -> AddResult:
-        return await self._call(
-            _Ops.add(messages, user_id, observed_at, session_id, background, idempotency_key)
-        )
+        return await self._call(_Ops.add(messages, user_id, options))
 
     async def job(self, job_id: str, *, user_id: str) -> dict[str, Any]:
         return await self._call(_Ops.job(job_id, user_id))
@@ -727,19 +554,9 @@ class AsyncClient:
         return await self._call(_Ops.job(job_id, user_id, retry=True))
 
     async def search(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        k: int = 30,
-        token_budget: int = 4000,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        now: datetime | None = None,
+        self, query: str, *, user_id: str, **options: Unpack[SearchOptions]
     ) -> SearchResult:
-        return await self._call(
-            _Ops.search(query, user_id, k, token_budget, as_of, as_of_event, now)
-        )
+        return await self._call(_Ops.search(query, user_id, options))
 
     async def profile(self, *, user_id: str) -> dict[str, Any] | None:
         try:
@@ -755,3 +572,8 @@ class AsyncClient:
 
     async def me(self) -> dict[str, Any]:
         return await self._call(_Ops.me())
+
+
+if TYPE_CHECKING:  # mypy holds both clients to the surface (hmem/surface.py)
+    _sync: type[MemorySurface] = Client
+    _async: type[AsyncMemorySurface] = AsyncClient

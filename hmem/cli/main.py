@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hmem._cli import load_config
-from hmem._cli import open_memory as _memory
+from hmem.cli._common import load_config
+from hmem.cli._common import open_memory as _memory
 from hmem.errors import DateRangeError, HmemError
 
 if TYPE_CHECKING:  # imported where used: `hmem --help` and light commands stay fast
@@ -71,37 +71,37 @@ def _line(fact: Fact) -> str:
 # when invoked, so `hmem --help` and the light commands never load them. Each help line
 # is spelled here for --help; a unit test holds it equal to the command's own.
 LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
-    "serve": ("hmem.api.commands", "serve", "Run the HTTP API (Ctrl-C stops it)."),
+    "serve": ("hmem.cli.serve", "serve", "Run the HTTP API (Ctrl-C stops it)."),
     "keys": (
-        "hmem.api.commands",
+        "hmem.cli.serve",
         "keys",
         "API keys: each belongs to a tenant and may be limited to some of its users.",
     ),
     "mcp": (
-        "hmem.api.commands",
+        "hmem.cli.serve",
         "mcp",
         "An MCP server on stdio (remember / recall / history / forget) for agent hosts.",
     ),
     "add": (
-        "hmem.cli_write",
+        "hmem.cli.write",
         "add",
         "Remember what the user said (one extractor call; needs HMEM_LLM_*).",
     ),
     "worker": (
-        "hmem.cli_write",
+        "hmem.cli.write",
         "worker",
         "Process queued sessions (background adds) in observed_at order per user.",
     ),
-    "job": ("hmem.cli_write", "job", "A session's job: status, attempts, result or error."),
+    "job": ("hmem.cli.write", "job", "A session's job: status, attempts, result or error."),
     "import": (
-        "hmem.cli_write",
+        "hmem.cli.write",
         "import_",
         "Bring past memories in: chat sessions from JSONL (`hmem import --user U FILE`), "
         "known facts (`hmem import facts --user U FILE`) or a Graphiti graph "
         "(`hmem import graphiti --group-id G --user U`).",
     ),
     "relations": (
-        "hmem.cli_write",
+        "hmem.cli.write",
         "relations",
         "The relation table: what each relation the model names does (no DELETE).",
     ),

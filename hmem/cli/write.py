@@ -12,12 +12,12 @@ from typing import Any
 import click
 import pydantic
 
-from hmem._cli import open_memory as _memory
+from hmem.cli._common import open_memory as _memory
+from hmem.cli.import_graphiti import import_graphiti_cmd
 from hmem.errors import PolicyRefusal, ValidationError
 from hmem.extract.entities import pipeline_name
 from hmem.extract.policy import require_allowed
 from hmem.extract.relations import policy_table
-from hmem.importers.graphiti_cli import import_graphiti_cmd
 from hmem.memory import NO_CHAT_MODEL, NO_EMBEDDER, Memory
 from hmem.models import Category, FactDraft, require_aware
 
@@ -255,7 +255,7 @@ def _import_sessions(
             totals["entities"] = after["entities"]
 
 
-import_.add_command(import_graphiti_cmd)  # hmem/importers/graphiti_cli.py
+import_.add_command(import_graphiti_cmd)  # hmem/cli/import_graphiti.py
 
 
 @import_.command("facts")

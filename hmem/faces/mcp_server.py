@@ -1,9 +1,9 @@
 """An MCP server for agent hosts: ``remember``, ``recall``, ``history``, ``forget``.
 
 One server serves one user, fixed when it starts (``hmem mcp --user maya``): the model
-can never choose whose memory it reads. The backend is anything with ``Memory``'s
-surface: an embedded ``Memory`` (Neo4j directly) or a ``Client`` of a running hmem API
-(the API key's tenant and user list then apply too).
+can never choose whose memory it reads. The backend is any ``hmem.surface.MemorySurface``:
+an embedded ``Memory`` (Neo4j directly) or a ``Client`` of a running hmem API (the API
+key's tenant and user list then apply too).
 
 ``forget`` closes a fact (a retraction, or ``never_true`` for a mistake): it stops being
 believed, stays in history, and can be restored. A model never deletes; real erasure is
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 from mcp.server.mcpserver import MCPServer
@@ -22,12 +22,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from hmem import __version__
 from hmem.errors import HmemError
-from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult
+from hmem.models import Fact, SupersedeReason
 
 if TYPE_CHECKING:  # the read path loads in the backend's thread, not before `initialize`
-    from hmem.recall.models import Hit, SearchResult
+    from hmem.recall.models import Hit
+    from hmem.surface import AsOfOptions, MemorySurface, RememberOptions
 
-__all__ = ["MemoryBackend", "build_server", "format_fact", "format_hit", "parse_when"]
+__all__ = ["build_server", "format_fact", "format_hit", "parse_when"]
 
 INSTRUCTIONS = """\
 Long-term memory about the user. Call `recall` before answering anything personal.
@@ -36,46 +37,6 @@ user tells you something worth keeping; pass `supersedes` with the ids of facts 
 replaces. Call `forget` when the user says a remembered fact is wrong or no longer true.
 Never store secrets (passwords, card numbers): they are refused anyway.
 """
-
-
-class MemoryBackend(Protocol):
-    """The part of ``Memory`` (and ``Client``) the MCP tools use."""
-
-    def remember(
-        self,
-        text: str,
-        *,
-        user_id: str,
-        entities: Sequence[Any] = ...,
-        supersedes: Sequence[str] = ...,
-        source: str = ...,
-        observed_at: datetime | None = ...,
-        valid_from: datetime | None = ...,
-        valid_to: datetime | None = ...,
-        infer: bool | None = ...,
-    ) -> WriteResult: ...
-
-    def facts(
-        self,
-        *,
-        user_id: str,
-        limit: int = ...,
-        as_of: datetime | None = ...,
-        as_of_event: datetime | None = ...,
-    ) -> list[Fact]: ...
-
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        as_of: datetime | None = ...,
-        as_of_event: datetime | None = ...,
-    ) -> SearchResult: ...
-
-    def history(self, fact_id: str, *, user_id: str) -> FactHistory: ...
-
-    def close(self, fact_id: str, *, user_id: str, reason: Any = ...) -> Fact: ...
 
 
 _WHEN: pydantic.TypeAdapter[datetime] = pydantic.TypeAdapter(pydantic.AwareDatetime)
@@ -125,7 +86,7 @@ def format_hit(hit: Hit) -> str:
 
 
 def build_server(
-    backend: MemoryBackend,
+    backend: MemorySurface,
     *,
     user_id: str,
     recall_limit: int = 50,
@@ -157,21 +118,17 @@ def build_server(
         observed_at: str | None = None,
         infer: bool | None = None,
     ) -> str:
-        when = {
+        options: RememberOptions = {
             "valid_from": parse_when("valid_from", valid_from),
             "valid_to": parse_when("valid_to", valid_to),
             "observed_at": parse_when("observed_at", observed_at),
+            "supersedes": supersedes or [],
+            "entities": entities or [],
+            "source": "mcp",
+            "infer": infer,
         }
         try:
-            result = backend.remember(
-                text,
-                user_id=user_id,
-                supersedes=supersedes or [],
-                entities=entities or [],
-                source="mcp",
-                infer=infer,
-                **when,
-            )
+            result = backend.remember(text, user_id=user_id, **options)
         except HmemError as exc:
             raise guard(exc) from exc
         if not result.added:
@@ -190,7 +147,7 @@ def build_server(
         "(ISO 8601 with a time zone, e.g. 2026-02-01T00:00:00Z)."
     )
     def recall(query: str = "", as_of: str | None = None, as_of_event: str | None = None) -> str:
-        when = {
+        when: AsOfOptions = {
             "as_of": parse_when("as_of", as_of),
             "as_of_event": parse_when("as_of_event", as_of_event),
         }
