@@ -251,6 +251,16 @@ class Config(BaseSettings):
     queue_path: Path = Field(
         Path(".hmem/queue.sqlite3"), description="Durable queue of accepted sessions (SQLite)"
     )
+    queue_url: str | None = Field(
+        None,
+        description="A queue every API replica and `hmem worker` shares "
+        "(redis://host:6379/0, needs hmem[queue]); unset: the SQLite file queue_path",
+    )
+    bookmark_wait_s: float = Field(
+        10.0,
+        gt=0,
+        description="How long a read waits for the Hmem-Bookmark it was sent (then 503)",
+    )
     max_session_chars: int = Field(50_000, ge=100, description="Longest session accepted")
     neighbours_k: int = Field(10, ge=0, le=100, description="Stored facts shown to the extractor")
     dedup_cosine: float = Field(

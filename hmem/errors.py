@@ -176,6 +176,11 @@ class ErasureInProgressError(RetryableError):
     may be sent again once it is finished (it then starts the user afresh)."""
 
 
+class BookmarkWaitError(RetryableError):
+    """A read sent with a bookmark (``Hmem-Bookmark``) waited its bounded time and the
+    database it reached does not hold that write yet; the same read may succeed later."""
+
+
 class QueueUnavailableError(RetryableError):
     """The job queue (SQLite) cannot write: disk full, I/O error, or locked too long.
     The session was not accepted; everything accepted before is intact."""
