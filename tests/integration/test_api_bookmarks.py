@@ -149,4 +149,3 @@ def test_a_background_sessions_bookmark_is_in_its_job_status(
     assert job.status_code == 200
     assert job.json()["result"]["bookmarks"] == done.bookmarks
     assert set(job.headers["Hmem-Bookmark"].split(",")) >= set(done.bookmarks)
-
