@@ -28,6 +28,7 @@ branch, so a worker or an HTTP layer decides with one ``isinstance``::
     └── RetryableError               try again later; nothing was lost
         ├── StoreUnavailableError    Neo4j cannot be reached / transient failure
         ├── ErasureInProgressError   the user is being erased; write again after it
+        ├── BookmarkWaitError        the database has not reached a read's bookmark yet
         ├── QueueUnavailableError    the job queue's disk is full, failing or locked
         └── ModelUnavailableError    timeout, 429 or 5xx from a model service
 
@@ -182,7 +183,8 @@ class BookmarkWaitError(RetryableError):
 
 
 class QueueUnavailableError(RetryableError):
-    """The job queue (SQLite) cannot write: disk full, I/O error, or locked too long.
+    """The job queue cannot write (SQLite: disk full, I/O error, or locked too long;
+    Redis: unreachable).
     The session was not accepted; everything accepted before is intact."""
 
 
