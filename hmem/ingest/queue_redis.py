@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -348,7 +348,7 @@ class RedisQueue:
     # -- reading ----------------------------------------------------------------------
     def _row(self, job_id: str) -> dict[str, str]:
         with self._up():
-            row: dict[str, str] = self._redis.hgetall(self.prefix + "job:" + job_id)  # type: ignore[assignment]
+            row = cast(dict[str, str], self._redis.hgetall(self.prefix + "job:" + job_id))
         return row
 
     def get(self, job_id: str, user_id: str | None = None) -> Job:
@@ -359,7 +359,7 @@ class RedisQueue:
 
     def counts(self) -> dict[str, int]:
         with self._up():
-            raw: dict[str, str] = self._redis.hgetall(self.prefix + "counts")  # type: ignore[assignment]
+            raw = cast(dict[str, str], self._redis.hgetall(self.prefix + "counts"))
         return {status: int(n) for status, n in raw.items() if int(n) > 0}
 
     def pending(self) -> int:
@@ -369,7 +369,7 @@ class RedisQueue:
     # -- erasure ----------------------------------------------------------------------
     def _user_jobs(self, user_id: str) -> list[str]:
         with self._up():
-            ids: set[str] = self._redis.smembers(self.prefix + "jobs:" + user_id)  # type: ignore[assignment]
+            ids = cast(set[str], self._redis.smembers(self.prefix + "jobs:" + user_id))
         return sorted(ids)
 
     def purge_fact(self, user_id: str, *, text: str, episode_ids: list[str]) -> int:
