@@ -148,8 +148,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.batches:
         from hmem.bench.replicas import batch_writes
 
-        report["remember_many"] = batch_writes(config, args.batches)
-        report["remember_many"]["goal_ratio_of_bare_at_least"] = 0.5
+        # as configured (spaCy finds the entities of drafts that name none), and with
+        # the entity finder off: then remember_many does what the bare rows do, and more
+        for key, ner in (("remember_many", None), ("remember_many_ner_off", "off")):
+            report[key] = batch_writes(config, args.batches, ner=ner)
+            report[key]["goal_ratio_of_bare_at_least"] = 0.5
     if args.pairs:
         from hmem.bench.replicas import read_your_writes
 
