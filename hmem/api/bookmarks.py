@@ -24,9 +24,10 @@ from hmem.errors import BookmarkWaitError, ValidationError
 __all__ = ["BOOKMARK_HEADER", "BookmarkHeaders", "read_after_bookmark"]
 
 BOOKMARK_HEADER = "Hmem-Bookmark"
-# Neo4j's bookmarks are short base64-like tokens ("FB:kcwQ…"); anything else is refused
-# before it reaches the driver, whose bookmark manager every read shares.
-_BOOKMARK = re.compile(r"[A-Za-z0-9:+/=_.-]{1,512}")
+# Neo4j's bookmarks are short base64-like tokens ("FB:kcwQ…", 30 characters on 5.26);
+# anything else is refused before it reaches the server (5.26 answers a 2-character
+# one such as "U:" with an internal error, not InvalidBookmark).
+_BOOKMARK = re.compile(r"[A-Za-z0-9:+/=_.-]{8,512}")
 _MAX_BOOKMARKS = 16
 
 
