@@ -2,7 +2,7 @@ FROM python:3.11-slim
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY hmem ./hmem
-RUN pip install --no-cache-dir '.[mcp]' && mkdir -p /var/lib/hmem && chown nobody /var/lib/hmem
+RUN pip install --no-cache-dir '.[mcp,queue]' && mkdir -p /var/lib/hmem && chown nobody /var/lib/hmem
 USER nobody
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=5s --retries=6 \

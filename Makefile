@@ -1,7 +1,7 @@
 .PHONY: demo test unit int slow lint neo4j-start neo4j-stop
 
-demo:  ## start Neo4j, seed the Maya demo once, run the API (RESET=1: seed again, new key)
-	RESET=$(RESET) scripts/demo
+demo:  ## start Neo4j, seed the Maya demo once, run the API (RESET=1: seed again, new key; SHARED=1: Redis queue + a worker)
+	RESET=$(RESET) SHARED=$(SHARED) scripts/demo
 
 test:  ## lint, types, unit + integration tests against a real Neo4j (started and stopped)
 	scripts/test

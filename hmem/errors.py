@@ -32,6 +32,7 @@ branch, so a worker or an HTTP layer decides with one ``isinstance``::
     └── RetryableError               try again later; nothing was lost
         ├── StoreUnavailableError    Neo4j cannot be reached / transient failure
         ├── ErasureInProgressError   the user is being erased; write again after it
+        ├── BookmarkWaitError        the database has not reached a read's bookmark yet
         ├── QueueUnavailableError    the job queue's disk is full, failing or locked
         ├── ApiUnavailableError      the hmem HTTP API cannot be reached (``hmem.Client``)
         └── ModelUnavailableError    timeout, 429 or 5xx from a model service
@@ -204,8 +205,14 @@ class ErasureInProgressError(RetryableError):
     may be sent again once it is finished (it then starts the user afresh)."""
 
 
+class BookmarkWaitError(RetryableError):
+    """A read sent with a bookmark (``Hmem-Bookmark``) waited its bounded time and the
+    database it reached does not hold that write yet; the same read may succeed later."""
+
+
 class QueueUnavailableError(RetryableError):
-    """The job queue (SQLite) cannot write: disk full, I/O error, or locked too long.
+    """The job queue cannot write (SQLite: disk full, I/O error, or locked too long;
+    Redis: unreachable).
     The session was not accepted; everything accepted before is intact."""
 
 

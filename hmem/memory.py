@@ -40,9 +40,10 @@ from hmem.graph.embedding_model import check_model, pending, reembed
 from hmem.graph.search import FactSearch
 from hmem.graph.store import EpisodeDraft, session_episode_id
 from hmem.infer.write import infer_write
-from hmem.ingest import AddResult, Ingestor, Job, JobQueue
+from hmem.ingest import AddResult, Ingestor, Job
 from hmem.ingest.ingestor import MessagesIn
 from hmem.ingest.pipeline import Pipeline
+from hmem.ingest.queue_backend import open_queue
 from hmem.models import (
     IMPORT_BATCH_SIZE,
     Category,
@@ -173,12 +174,7 @@ class Memory:
         self._chat = chat
         self._model_checked = False
         self.ingest = Ingestor(
-            JobQueue(
-                self.config.queue_path,
-                lease_s=self.config.jobs.lease_s,
-                max_attempts=self.config.jobs.max_attempts,
-                secret=secret,
-            ),
+            open_queue(self.config, secret),
             Pipeline(
                 store=self.store,
                 embedder=self.embedder,

@@ -40,6 +40,7 @@ from hmem.api import create_app
 from hmem.api.auth import stored_user_id
 from hmem.config import Config
 from hmem.graph.apikeys import KeyStore
+from hmem.ingest.queue import JobQueue
 from hmem.localdb import LocalNeo4j
 from hmem.memory import Memory, make_driver
 from hmem.testing.openai_server import FAKE_API_KEY, FakeOpenAIServer
@@ -145,7 +146,9 @@ class _Bench:
     def residue(self, user: str, text: str) -> dict[str, int]:
         stored = stored_user_id(TENANT, user)
         nodes = self.memory.store.counts(stored)["any_nodes"]
-        with self.memory.ingest.queue._db() as db:
+        queue = self.memory.ingest.queue
+        assert isinstance(queue, JobQueue)  # this benchmark runs the SQLite queue
+        with queue._db() as db:
             [row] = db.execute("SELECT count(*) AS n FROM jobs WHERE user_id = ?", (stored,))
         lines = sum(text in line for line in self.log.lines)
         return {"nodes": nodes, "queue_rows": int(row["n"]), "log_lines_with_text": lines}

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from neo4j import Driver
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from hmem import __version__
 from hmem.api import problems
 from hmem.api.auth import Authenticator
+from hmem.api.bookmarks import BookmarkHeaders, read_after_bookmark
 from hmem.api.metrics import Metrics
 from hmem.api.pages import install_pages
 from hmem.api.routes import router
@@ -247,7 +248,9 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
     app.add_middleware(ServiceMiddleware, metrics=metrics, max_body=config.api_max_body_bytes)
     # an instrumentation wraps the whole app: this runs inside its server span
     app.add_middleware(RouteTemplateSpans, user_ids=config.otel_user_id)
-    app.include_router(router)
+    # reads wait for the write a sent Hmem-Bookmark names; answers carry one (bookmarks.py)
+    app.add_middleware(BookmarkHeaders)
+    app.include_router(router, dependencies=[Depends(read_after_bookmark)])
     install_pages(app, title="hmem")
 
     make_spec = app.openapi

@@ -89,6 +89,10 @@ PROBLEMS: tuple[tuple[type[Exception], ProblemSpec], ...] = (
         errors.ErasureInProgressError,
         ProblemSpec("erasure-in-progress", "The user is being erased; retry", 503),
     ),
+    (
+        errors.BookmarkWaitError,
+        ProblemSpec("bookmark-wait", "The database has not caught up with your write", 503),
+    ),
     (errors.RetryableError, ProblemSpec("unavailable", "Temporarily unavailable", 503)),
     # Not a fault and not transient: this server has no model for that (the detail names
     # the variables to set), so 501 rather than 503 with its Retry-After.
@@ -132,6 +136,7 @@ def _detail(exc: BaseException) -> str | None:
 # the caller learns only what is down.
 _UNAVAILABLE = (
     (errors.StoreUnavailableError, "the database is unavailable; retry later"),
+    (errors.BookmarkWaitError, "the write named by Hmem-Bookmark is not readable yet; retry"),
     (errors.ModelUnavailableError, "a model service is unavailable; retry later"),
     (errors.RetryableError, "temporarily unavailable; retry later"),
 )

@@ -14,7 +14,7 @@ import pydantic
 
 from hmem.cli._common import open_memory as _memory
 from hmem.cli.import_graphiti import import_graphiti_cmd
-from hmem.errors import PolicyRefusal, ValidationError
+from hmem.errors import PolicyRefusal, RetryableError, ValidationError
 from hmem.extract.entities import pipeline_name
 from hmem.extract.policy import require_allowed
 from hmem.extract.relations import policy_table
@@ -66,7 +66,12 @@ def worker(until_empty: bool, poll: float) -> None:
         total = 0
         try:
             while True:
-                ran = memory.run_jobs(max_jobs=1)
+                try:
+                    ran = memory.run_jobs(max_jobs=1)
+                except RetryableError as exc:  # the shared queue is unreachable: wait
+                    click.echo(f"worker waiting: {exc}", err=True)
+                    time.sleep(poll)
+                    continue
                 total += ran
                 if ran:
                     click.echo(f"processed {total} job(s); queue: {memory.ingest.queue.counts()}")

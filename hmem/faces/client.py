@@ -324,6 +324,15 @@ def _batches(drafts: Iterable[FactDraft], o: ImportOptions) -> list[list[FactDra
     )
 
 
+def _keep_bookmark(http: httpx.Client | httpx.AsyncClient, response: httpx.Response) -> None:
+    """Read-your-writes behind a load balancer: the last ``Hmem-Bookmark`` an answer
+    carried goes with every later request, so a read through another replica waits
+    for this client's writes (docs/scaling.md)."""
+    mark = response.headers.get("Hmem-Bookmark")
+    if mark:
+        http.headers["Hmem-Bookmark"] = mark
+
+
 def _headers(api_key: str, extra: dict[str, str] | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {api_key}", "User-Agent": "hmem-client", **(extra or {})}
 
@@ -352,11 +361,18 @@ class Client:
             response = self._http.request(op.method, op.path, params=op.params, json=op.body)
         except httpx.TransportError as exc:
             raise ApiUnavailableError(f"hmem API unreachable: {type(exc).__name__}") from exc
+        _keep_bookmark(self._http, response)
         _raise_for(response)
         return op.parse(response.json())
 
     def shutdown(self) -> None:
         self._http.close()
+
+    @property
+    def bookmark(self) -> str | None:
+        """The ``Hmem-Bookmark`` the next request sends (the last one answered)."""
+        mark: str | None = self._http.headers.get("Hmem-Bookmark")
+        return mark
 
     def __enter__(self) -> Client:
         return self
@@ -478,11 +494,18 @@ class AsyncClient:
             response = await self._http.request(op.method, op.path, params=op.params, json=op.body)
         except httpx.TransportError as exc:
             raise ApiUnavailableError(f"hmem API unreachable: {type(exc).__name__}") from exc
+        _keep_bookmark(self._http, response)
         _raise_for(response)
         return op.parse(response.json())
 
     async def shutdown(self) -> None:
         await self._http.aclose()
+
+    @property
+    def bookmark(self) -> str | None:
+        """The ``Hmem-Bookmark`` the next request sends (the last one answered)."""
+        mark: str | None = self._http.headers.get("Hmem-Bookmark")
+        return mark
 
     async def __aenter__(self) -> AsyncClient:
         return self

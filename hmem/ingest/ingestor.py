@@ -30,7 +30,8 @@ from hmem.errors import (
 from hmem.extract.policy import Message, apply_policy
 from hmem.graph._records import check_user_id
 from hmem.ingest.pipeline import AddResult, Pipeline
-from hmem.ingest.queue import Job, JobQueue
+from hmem.ingest.queue import Job
+from hmem.ingest.queue_backend import QueueBackend
 from hmem.models import MessagesIn, require_aware
 from hmem.telemetry import Telemetry
 
@@ -67,7 +68,7 @@ class Ingestor:
 
     def __init__(
         self,
-        queue: JobQueue,
+        queue: QueueBackend,
         pipeline: Pipeline,
         *,
         max_session_chars: int = 50_000,

@@ -27,7 +27,7 @@ def test_compose_file_is_valid_and_matches_the_local_server() -> None:
     cli = _compose()
     if cli is None:
         pytest.skip("no compose CLI (scripts/bootstrap installs Debian's docker-compose as root)")
-    env = dict(os.environ, NEO4J_PASSWORD="compose-check-pw")
+    env = dict(os.environ, NEO4J_PASSWORD="compose-check-pw", HMEM_SERVER_SECRET="s" * 32)
     done = subprocess.run(
         [*cli, "-f", str(ROOT / "docker-compose.yml"), "config"],
         capture_output=True,
@@ -41,6 +41,9 @@ def test_compose_file_is_valid_and_matches_the_local_server() -> None:
     assert "127.0.0.1" in rendered  # published on loopback only, like the local server
     assert "healthcheck" in rendered
     assert "service_healthy" in rendered
+    # the shared queue, a second API replica and a worker (docs/scaling.md)
+    assert "redis://redis:6379/0" in rendered and "hmem-2" in rendered
+    assert "worker" in rendered
     missing = subprocess.run(
         [*cli, "-f", str(ROOT / "docker-compose.yml"), "config"],
         capture_output=True,
@@ -58,6 +61,7 @@ def test_compose_builds_the_plugin_and_passes_the_model_settings() -> None:
     env = dict(
         os.environ,
         NEO4J_PASSWORD="compose-check-pw",
+        HMEM_SERVER_SECRET="s" * 32,
         HMEM_LLM_BASE_URL="http://host.docker.internal:11434/v1",
         HMEM_LLM_MODEL="llama3.1",
         HMEM_EMBED_PROVIDER="openai",

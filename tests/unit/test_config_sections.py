@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from hmem.config import SECTIONS, Config
+from hmem.config import Config
+from hmem.config_sections import SECTIONS
 from hmem.graph.search import FactSearch
 from hmem.recall.scoring import ScoreWeights
 

@@ -19,7 +19,14 @@ PKG = Path(hmem.__file__).parent
 # Bottom to top; a module belongs to the most specific entry naming it (or its package).
 LAYERS: list[tuple[str, ...]] = [
     ("hmem.errors",),
-    ("hmem.models", "hmem.config", "hmem._text", "hmem.secret", "hmem.testing"),
+    (
+        "hmem.models",
+        "hmem.config",
+        "hmem.config_sections",
+        "hmem._text",
+        "hmem.secret",
+        "hmem.testing",
+    ),
     ("hmem.telemetry", "hmem.graph", "hmem.extract", "hmem.localdb"),
     ("hmem.recall", "hmem.infer", "hmem.ingest"),
     ("hmem.memory", "hmem.async_memory", "hmem.surface", "hmem.importers", "hmem.demo"),

@@ -1,0 +1,461 @@
+"""Accepted sessions in a Redis server every API replica and ``hmem worker`` shares.
+
+The same lifecycle and promises as the SQLite queue (``hmem/ingest/queue.py``), each
+state change one server-side script, so it is atomic across any number of processes
+and hosts, and timed by the server's clock (leases do not depend on hosts' clocks):
+
+- ``job:<id>``: a hash, the job (the SQLite row's columns);
+- ``idem:<user>:<keyed hash>``: the job a key accepted (only the keyed hash is stored);
+- ``open:<user>``: the user's queued and running jobs, by ``observed_at`` (ids grow with
+  time, so equal times keep arrival order);
+- ``run:<user>``: the user's running job; ``ready``: users by the time their first open
+  job may run (its backoff, or the lease of the one running: an expired lease is the
+  takeover of a dead worker's job);
+- ``jobs:<user>``: all the user's jobs (erasure); ``counts``: jobs by status.
+
+Why not a stream with a consumer group: a user's sessions must run one at a time in
+``observed_at`` order (a later fact closes an earlier one), which a group's
+per-message delivery does not give; ``docs/scaling.md`` says more.
+
+Text leaves the server's memory in the script that marks a job done or erases it; it
+leaves the disk (the append-only file) at the next rewrite, which erasure forces and
+waits for, and which an idle ``claim`` requests after jobs were done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, cast
+
+import redis
+
+from hmem.errors import NotFoundError, QueueUnavailableError
+from hmem.ingest.queue import Job
+from hmem.secret import keyed_ref
+
+__all__ = ["RedisQueue"]
+
+_SCRIPT = """
+local op, P = ARGV[1], ARGV[2]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+local function jk(id) return P .. 'job:' .. id end
+
+local function setstatus(id, new)
+  local old = redis.call('HGET', jk(id), 'status')
+  if old then redis.call('HINCRBY', P .. 'counts', old, -1) end
+  if new then
+    redis.call('HINCRBY', P .. 'counts', new, 1)
+    redis.call('HSET', jk(id), 'status', new)
+  end
+end
+
+local function refresh(user)
+  local head = redis.call('ZRANGE', P .. 'open:' .. user, 0, 0)[1]
+  if not head then
+    redis.call('ZREM', P .. 'ready', user)
+    return
+  end
+  local h = redis.call('HMGET', jk(head), 'status', 'not_before', 'lease_until')
+  local score = tonumber(h[3]) or 0
+  if h[1] == 'queued' then score = tonumber(h[2]) or 0 end
+  local running = redis.call('GET', P .. 'run:' .. user)
+  if running and running ~= head then
+    local lease = tonumber(redis.call('HGET', jk(running), 'lease_until') or '0') or 0
+    if lease > score then score = lease end
+  end
+  redis.call('ZADD', P .. 'ready', score, user)
+end
+
+local function settle(id, user)
+  redis.call('ZREM', P .. 'open:' .. user, id)
+  if redis.call('GET', P .. 'run:' .. user) == id then redis.call('DEL', P .. 'run:' .. user) end
+  refresh(user)
+end
+
+local function remove(id)
+  local h = redis.call('HMGET', jk(id), 'user_id', 'idempotency_key')
+  if not h[1] then return 0 end
+  setstatus(id, nil)
+  redis.call('DEL', jk(id))
+  local idem = P .. 'idem:' .. h[1] .. ':' .. h[2]
+  if redis.call('GET', idem) == id then redis.call('DEL', idem) end
+  redis.call('SREM', P .. 'jobs:' .. h[1], id)
+  settle(id, h[1])
+  return 1
+end
+
+if op == 'submit' then
+  local user, id = ARGV[3], ARGV[5]
+  local idem = P .. 'idem:' .. user .. ':' .. ARGV[4]
+  local existing = redis.call('GET', idem)
+  if existing and redis.call('EXISTS', jk(existing)) == 1 then return {existing, 0} end
+  redis.call('HSET', jk(id), unpack(ARGV, 7))
+  setstatus(id, 'queued')
+  redis.call('SET', idem, id)
+  redis.call('SADD', P .. 'jobs:' .. user, id)
+  redis.call('ZADD', P .. 'open:' .. user, tonumber(ARGV[6]), id)
+  refresh(user)
+  return {id, 1}
+elseif op == 'claim' then
+  for _ = 1, 50 do
+    local user = redis.call('ZRANGEBYSCORE', P .. 'ready', '-inf', now, 'LIMIT', 0, 1)[1]
+    if not user then return false end
+    local head = redis.call('ZRANGE', P .. 'open:' .. user, 0, 0)[1]
+    if head and redis.call('EXISTS', jk(head)) == 1 then
+      redis.call('HSET', jk(head), 'lease_until', now + tonumber(ARGV[3]), 'updated_at', ARGV[4])
+      redis.call('HINCRBY', jk(head), 'attempts', 1)
+      setstatus(head, 'running')
+      redis.call('SET', P .. 'run:' .. user, head)
+      refresh(user)
+      return head
+    end
+    if head then redis.call('ZREM', P .. 'open:' .. user, head) end
+    refresh(user)
+  end
+  return false
+elseif op == 'update' then
+  -- id, status ('' keeps it), backoff ('' none), drop text ('1'), n, n pairs, names to delete
+  local id, status, backoff, drop, n = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7])
+  local key = jk(id)
+  if redis.call('EXISTS', key) == 0 then return 0 end
+  if n > 0 then redis.call('HSET', key, unpack(ARGV, 8, 7 + 2 * n)) end
+  if #ARGV > 7 + 2 * n then redis.call('HDEL', key, unpack(ARGV, 8 + 2 * n)) end
+  if backoff ~= '' then redis.call('HSET', key, 'not_before', now + tonumber(backoff)) end
+  if drop == '1' then
+    redis.call('HSET', key, 'source_text', '', 'episode_text', '')
+    redis.call('HDEL', key, 'extraction', 'raw_output', 'session_id')
+  end
+  if status ~= '' then
+    local user = redis.call('HGET', key, 'user_id')
+    setstatus(id, status)
+    if status == 'queued' then
+      redis.call('HSET', key, 'lease_until', 0)
+      redis.call('ZADD', P .. 'open:' .. user, tonumber(redis.call('HGET', key, 'score')), id)
+      if redis.call('GET', P .. 'run:' .. user) == id then
+        redis.call('DEL', P .. 'run:' .. user)
+      end
+      refresh(user)
+    else
+      redis.call('HSET', key, 'lease_until', 0)
+      settle(id, user)
+    end
+  else
+    refresh(redis.call('HGET', key, 'user_id'))
+  end
+  return 1
+elseif op == 'remove' then
+  local n = 0
+  for i = 3, #ARGV do n = n + remove(ARGV[i]) end
+  return n
+end
+return redis.error_reply('unknown op ' .. op)
+"""
+
+# A job's text, dropped when it is done and on erasure.
+_TEXT = ("source_text", "episode_text", "extraction", "raw_output")
+_ERASED = "ErasedError: a fact this session held was erased; its text is gone"
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+class RedisQueue:
+    """The shared queue; one per process is plenty (the client pools connections)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        lease_s: float = 300.0,
+        max_attempts: int = 5,
+        secret: bytes,
+        prefix: str = "hmem:q:",
+        forget_wait_s: float = 30.0,
+    ) -> None:
+        self.url = url
+        self.lease_s = lease_s
+        self.max_attempts = max_attempts
+        self.prefix = prefix
+        self.forget_wait_s = forget_wait_s
+        self._secret = secret
+        self._redis = redis.Redis.from_url(
+            url, decode_responses=True, socket_timeout=10, health_check_interval=30
+        )
+        self._script = self._redis.register_script(_SCRIPT)
+        self._dropped = False  # done jobs' text is still in the append-only file
+
+    def _ref(self, purpose: str, value: str) -> str:
+        return "h1:" + keyed_ref(self._secret, purpose, value)
+
+    @contextmanager
+    def _up(self) -> Iterator[None]:
+        try:
+            yield
+        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError) as exc:
+            raise QueueUnavailableError(
+                f"the shared job queue is unreachable ({type(exc).__name__}); retry later"
+            ) from exc
+
+    def _run(self, op: str, *args: Any) -> Any:
+        with self._up():
+            return self._script(args=[op, self.prefix, *args])
+
+    def close(self) -> None:
+        self._redis.close()
+
+    # -- producing --------------------------------------------------------------------
+    def submit(
+        self,
+        *,
+        user_id: str,
+        observed_at: datetime,
+        source_text: str,
+        episode_text: str,
+        refused: list[str],
+        ignored: int,
+        session_id: str | None = None,
+        idempotency_key: str | None = None,
+        key_id: str | None = None,
+    ) -> tuple[Job, bool]:
+        """Accept a session (durable as the server's ``appendfsync`` makes it:
+        ``always`` in the configuration ``scripts/redis`` starts)."""
+        key = self._ref(
+            "idempotency",
+            idempotency_key
+            or hashlib.sha256(
+                json.dumps([session_id, observed_at.isoformat(), episode_text]).encode()
+            ).hexdigest(),
+        )
+        observed = observed_at.astimezone(UTC)
+        now = _now_iso()
+        # time-ordered ids: equal observed_at times run in arrival order
+        job_id = f"{time.time_ns():016x}{uuid.uuid4().hex[:16]}"
+        fields: dict[str, Any] = {
+            "id": job_id,
+            "user_id": user_id,
+            "idempotency_key": key,
+            "observed_at": observed.isoformat(),
+            "score": repr(observed.timestamp()),
+            "source_text": source_text,
+            "episode_text": episode_text,
+            "refused": json.dumps(refused),
+            "ignored": ignored,
+            "attempts": 0,
+            "not_before": 0,
+            "lease_until": 0,
+            "created_at": now,
+            "updated_at": now,
+        }
+        if session_id is not None:
+            fields["session_id"] = session_id
+            fields["session_ref"] = self._ref("session", session_id)
+        if key_id is not None:
+            fields["key_id"] = key_id
+        pairs = [v for item in fields.items() for v in item]
+        found, created = self._run("submit", user_id, key, job_id, fields["score"], *pairs)
+        return self.get(str(found)), bool(int(created))
+
+    # -- consuming --------------------------------------------------------------------
+    def claim(self) -> Job | None:
+        """Take the next runnable job (the earliest of a user with nothing running)."""
+        found = self._run("claim", repr(self.lease_s), _now_iso())
+        if not found:
+            if self._dropped:
+                self._dropped = not self._rewrite(wait=False)
+            return None
+        try:
+            return self.get(str(found))
+        except NotFoundError:  # erased between the claim and this read
+            return None
+
+    def _update(
+        self,
+        job_id: str,
+        *,
+        status: str = "",
+        backoff_s: float | None = None,
+        drop: bool = False,
+        delete: tuple[str, ...] = (),
+        **fields: Any,
+    ) -> bool:
+        fields["updated_at"] = _now_iso()
+        pairs = [str(v) for item in fields.items() for v in item]
+        done = self._run(
+            "update",
+            job_id,
+            status,
+            "" if backoff_s is None else repr(backoff_s),
+            "1" if drop else "0",
+            len(fields),
+            *pairs,
+            *delete,
+        )
+        return bool(done)
+
+    def save_extraction(self, job_id: str, extraction: dict[str, Any]) -> None:
+        self._update(job_id, extraction=json.dumps(extraction))
+
+    def complete(self, job_id: str, result: dict[str, Any]) -> None:
+        """Done: the result (ids and counts) stays, the session's text goes."""
+        self._update(job_id, status="done", drop=True, result=json.dumps(result), delete=("error",))
+        self._dropped = True
+
+    def fail(self, job_id: str, error: str, *, raw_output: str | None = None) -> None:
+        extra: dict[str, Any] = {} if raw_output is None else {"raw_output": raw_output}
+        self._update(job_id, status="failed", error=error, **extra)
+
+    def release(self, job_id: str, error: str, *, backoff_s: float, counted: bool = True) -> str:
+        """A transient failure: back to the queue after ``backoff_s``, or failed when the
+        attempts are used up; ``counted=False`` gives the attempt back (the store was
+        down: an outage of any length fails no job)."""
+        try:
+            job = self.get(job_id)
+        except NotFoundError:
+            return "erased"
+        if not counted:
+            self._update(
+                job_id,
+                status="queued",
+                backoff_s=backoff_s,
+                error=error,
+                attempts=max(0, job.attempts - 1),
+            )
+            return "queued"
+        if job.attempts >= self.max_attempts:
+            self.fail(job_id, f"gave up after {job.attempts} attempts: {error}")
+            return "failed"
+        self._update(job_id, status="queued", backoff_s=backoff_s, error=error)
+        return "queued"
+
+    def retry(self, job_id: str, user_id: str | None = None) -> Job:
+        """Put a failed job back in the queue (its saved extraction dropped)."""
+        job = self.get(job_id, user_id)
+        if job.status != "failed":
+            return job
+        self._update(
+            job_id, status="queued", attempts=0, not_before=0, delete=("extraction", "error")
+        )
+        return self.get(job_id)
+
+    # -- reading ----------------------------------------------------------------------
+    def _row(self, job_id: str) -> dict[str, str]:
+        with self._up():
+            row = cast(dict[str, str], self._redis.hgetall(self.prefix + "job:" + job_id))
+        return row
+
+    def get(self, job_id: str, user_id: str | None = None) -> Job:
+        row = self._row(job_id)
+        if not row or (user_id is not None and row["user_id"] != user_id):
+            raise NotFoundError(f"no job {job_id!r} for this user")
+        return _job(row)
+
+    def counts(self) -> dict[str, int]:
+        with self._up():
+            raw = cast(dict[str, str], self._redis.hgetall(self.prefix + "counts"))
+        return {status: int(n) for status, n in raw.items() if int(n) > 0}
+
+    def pending(self) -> int:
+        counts = self.counts()
+        return counts.get("queued", 0) + counts.get("running", 0)
+
+    # -- erasure ----------------------------------------------------------------------
+    def _user_jobs(self, user_id: str) -> list[str]:
+        with self._up():
+            ids = cast(set[str], self._redis.smembers(self.prefix + "jobs:" + user_id))
+        return sorted(ids)
+
+    def purge_fact(self, user_id: str, *, text: str, episode_ids: list[str]) -> int:
+        """A fact was erased: no copy of its text may stay (the rules of
+        ``JobQueue.purge_fact``); the append-only file is rewritten before it returns."""
+        needle = text.casefold()
+        mine = set(episode_ids)
+        rows = {job_id: self._row(job_id) for job_id in self._user_jobs(user_id)}
+        sessions = {
+            rows[j]["session_ref"] for j in mine if j in rows and rows[j].get("session_ref")
+        }
+        purged = 0
+        for job_id, row in rows.items():
+            held = " ".join(row.get(c, "") for c in _TEXT).casefold()
+            if not held.strip() and not row.get("session_id"):
+                continue
+            if job_id in mine:
+                self._update(job_id, status="done", drop=True)
+            elif (needle and needle in held) or (
+                row.get("session_ref") and row.get("session_ref") in sessions
+            ):
+                self._update(job_id, status="failed", drop=True, error=_ERASED)
+            else:
+                continue
+            purged += 1
+        if purged:
+            self._rewrite(wait=True)
+        return purged
+
+    def purge_user(self, user_id: str) -> int:
+        """The user's jobs and their text go, from memory and from the disk."""
+        removed = int(self._run("remove", *self._user_jobs(user_id)))
+        self._rewrite(wait=True)
+        return removed
+
+    def discard(self, job_id: str) -> None:
+        self._run("remove", job_id)
+        self._rewrite(wait=True)
+
+    def _rewrite(self, *, wait: bool) -> bool:
+        """Rewrite the append-only file, so dropped text does not live on in its older
+        commands. Returns whether a rewrite began after the drop (``wait``: and ended)."""
+        with self._up():
+            deadline = time.monotonic() + self.forget_wait_s
+            while True:
+                info = self._redis.info("persistence")
+                if not info.get("aof_enabled"):
+                    return True  # nothing on disk to rewrite (or only snapshots: see docs)
+                if not info.get("aof_rewrite_in_progress"):
+                    try:
+                        self._redis.bgrewriteaof()
+                        break
+                    except redis.ResponseError:
+                        pass  # one began meanwhile: it may predate the drop, wait for it
+                if not wait or time.monotonic() > deadline:
+                    return False
+                time.sleep(0.05)
+            while wait and time.monotonic() < deadline:
+                info = self._redis.info("persistence")
+                if not info.get("aof_rewrite_in_progress") and not info.get(
+                    "aof_rewrite_scheduled"
+                ):
+                    return True
+                time.sleep(0.05)
+        return not wait
+
+
+def _job(row: dict[str, str]) -> Job:
+    def opt(name: str) -> str | None:
+        return row.get(name) or None
+
+    return Job(
+        id=row["id"],
+        user_id=row["user_id"],
+        session_id=opt("session_id"),
+        observed_at=datetime.fromisoformat(row["observed_at"]),
+        source_text=row.get("source_text", ""),
+        episode_text=row.get("episode_text", ""),
+        refused=json.loads(row.get("refused") or "[]"),
+        ignored=int(row.get("ignored") or 0),
+        status=row["status"],
+        attempts=int(row.get("attempts") or 0),
+        extraction=json.loads(row["extraction"]) if row.get("extraction") else None,
+        result=json.loads(row["result"]) if row.get("result") else None,
+        error=opt("error"),
+        created_at=datetime.fromisoformat(row["created_at"]),
+        updated_at=datetime.fromisoformat(row["updated_at"]),
+        key_id=opt("key_id"),
+    )
