@@ -159,6 +159,7 @@ class Memory:
             max_fact_chars=self.config.max_fact_chars,
             max_entities_per_fact=self.config.max_entities_per_fact,
             vector_index_min_facts=self.config.vector_index_min_facts,
+            secret=secret,
         )
         self.recall = Recall(
             FactSearch(

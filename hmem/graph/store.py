@@ -27,7 +27,7 @@ from hmem.errors import (
     TextTooLongError,
     ValidationError,
 )
-from hmem.graph._base import VECTOR_SET_PROCEDURE, new_id, user_ref
+from hmem.graph._base import VECTOR_SET_PROCEDURE, new_id
 from hmem.graph._records import FULLTEXT_LAG, check_user_id, native, to_fact, unpacked
 from hmem.graph.imported import ImportData
 from hmem.graph.userdata import UserData
@@ -327,7 +327,7 @@ class GraphStore(UserData, ImportData):
             "write_apply",
             native=bytes_only,
             user_id=user_id,
-            user_ref=user_ref(user_id),
+            user_ref=self._user_ref(user_id),
             accepted=accepted,
             count_cap=self.vector_index_min_facts + 1,
             now=ingested,
