@@ -257,6 +257,7 @@ class GraphStore(UserData, ImportData):
 
         links: list[dict[str, Any]] = []
         closes: dict[str, dict[str, Any]] = {}
+        late: list[dict[str, str]] = []  # inferred supersessions of a later fact
         for row in fresh:
             for target in row["draft"].supersedes:
                 old = targets[target.target_id]
@@ -275,8 +276,23 @@ class GraphStore(UserData, ImportData):
                     )
                 if target.reason is SupersedeReason.USER_EDIT:
                     valid_to = old["valid_from"]  # it was never true
+                elif row["valid_from"] < old["valid_from"]:
+                    # News about an earlier time cannot end a later fact: its end would
+                    # fall before its start, and a contradiction would silently become
+                    # "never true" (review D9). Saying so is a correction (user_edit);
+                    # an inferred link keeps both open, marked as conflicting, as the
+                    # session pipeline does with the model's.
+                    if target.inferred:
+                        late.append({"a": row["id"], "b": target.target_id})
+                        continue
+                    raise TemporalOrderError(
+                        f"a successor true from {row['valid_from'].isoformat()} cannot end "
+                        f"a fact true from {old['valid_from'].isoformat()}: its end would "
+                        "come before its start. Send reason user_edit if it was never "
+                        "true, or write the new fact with conflicts instead"
+                    )
                 else:
-                    valid_to = max(old["valid_from"], row["valid_from"])
+                    valid_to = row["valid_from"]
                 known_to = row["known_from"]
                 links.append(
                     {
@@ -303,7 +319,7 @@ class GraphStore(UserData, ImportData):
             for r in fresh
             for kind, ids in (("relates", r["draft"].relates), ("conflicts", r["draft"].conflicts))
             for t in ids
-        ]
+        ] + [{**pair, "relation": "conflicts"} for pair in late]
         new = [r["id"] for r in fresh]
         episodes = []
         turns = {r["id"]: r["draft"].turn for r in fresh}
