@@ -18,7 +18,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from hmem._text import fact_hash
+from hmem._text import fact_hash, lexical_length
 from hmem.errors import DimensionMismatchError, TemporalOrderError
 from hmem.graph._base import ERASED_REF, StoreBase, new_id
 from hmem.graph._records import check_user_id, native, packed
@@ -222,6 +222,7 @@ class ImportData(StoreBase):
                     {
                         "id": f.id,
                         "text": f.text,
+                        "lex_len": lexical_length(f.text),
                         "category": f.category.value,
                         "importance": f.importance,
                         "hash": fact_hash(f.text),

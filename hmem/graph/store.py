@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 from neo4j import ManagedTransaction
 
-from hmem._text import fact_hash
+from hmem._text import fact_hash, lexical_length
 from hmem.errors import (
     ConflictError,
     NotFoundError,
@@ -71,6 +71,7 @@ def _fact_row(
     return {
         "id": row["id"],
         "text": draft.text,
+        "lex_len": lexical_length(draft.text),
         "category": draft.category.value,
         "importance": draft.importance,
         "hash": row["hash"],
