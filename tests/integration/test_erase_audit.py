@@ -20,9 +20,9 @@ from neo4j import Driver
 
 from hmem import Config, Memory
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.integration.test_write_path import fact, model_config
+from tests.integration.test_write_path import fact, model_config, related
 
-FACT_ID = "zqxfactid-gone"
+FACT_ID = "zqxfactid_gone"  # a word: the fake model reads ids as \w+
 SOURCE = "zqxsource-gone"
 SPEAKER = "Zqxspeaker"
 SESSION = "zqxsess-gone"
@@ -85,6 +85,12 @@ def test_an_erased_fact_leaves_no_caller_string(
         speaker=SPEAKER,
         infer=False,
     )
+    # a session the model relates to it: the done job's result keeps the id
+    fake_openai.queue_chat(
+        related("Maya bought a bike lock.", "Maya keeps her bike in the blue shed.", "relates")
+    )
+    lock = mem.add([{"role": "user", "content": "I bought a lock."}], user_id=user_id)
+    assert [b for _, b in lock.related] == [FACT_ID]
     kept = mem.remember("Maya lives in Oslo.", user_id=user_id, infer=False).added[0]
     moved = mem.remember(
         "Maya keeps her bike in the garage.", user_id=user_id, supersedes=[FACT_ID]
@@ -116,5 +122,5 @@ def test_an_erased_fact_leaves_no_caller_string(
     assert mem.store.erased_fact_refs(user_id) == {ref, mem.store.fact_ref(user_id, from_session)}
     assert ref != mem.store.fact_ref(user_id + "-other", FACT_ID)  # per user
     # the surviving facts and their ids are untouched
-    assert {f.id for f in mem.facts(user_id=user_id)} == {kept, moved}
+    assert {f.id for f in mem.facts(user_id=user_id)} == {kept, moved, *lock.added}
     assert moved in audit and kept in audit
