@@ -6,7 +6,14 @@ import hashlib
 import re
 import unicodedata
 
-__all__ = ["adds_content", "content_words", "fact_hash", "normalise"]
+__all__ = [
+    "LUCENE_STOP_WORDS",
+    "adds_content",
+    "content_words",
+    "fact_hash",
+    "lexical_length",
+    "normalise",
+]
 
 _SPACE = re.compile(r"\s+")
 _EDGE_PUNCT = " .,;:!?\"'`()[]{}"
@@ -21,6 +28,24 @@ def normalise(text: str) -> str:
 
 def fact_hash(text: str) -> str:
     return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()[:32]
+
+
+# Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET): a fact's length
+# for the user's own BM25 counts its other words, as the analyzer does.
+LUCENE_STOP_WORDS = (
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with",
+)  # fmt: skip
+_LUCENE_STOP = frozenset(LUCENE_STOP_WORDS)
+
+
+def lexical_length(text: str) -> int:
+    """A fact's length for the user's own BM25, stored on the fact when it is written
+    (``lex_len``): its words split on spaces, lowercased, without Lucene's stop words.
+    Counting them at search time was most of a 20,000-fact user's search
+    (_candidates.cypher computes the same for a fact stored without it)."""
+    return sum(1 for w in text.lower().split(" ") if w and w not in _LUCENE_STOP)
 
 
 _WORD = re.compile(r"[\w']+")

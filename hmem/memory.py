@@ -163,6 +163,7 @@ class Memory:
             max_fact_chars=self.config.max_fact_chars,
             max_entities_per_fact=self.config.max_entities_per_fact,
             vector_index_min_facts=self.config.vector_index_min_facts,
+            secret=secret,
         )
         search = self.config.search
         self.recall = Recall(
@@ -597,11 +598,12 @@ class Memory:
         """Really delete one fact: from the graph (its vector, the episodes no other
         fact needs, orphan entities) and every copy of its text in the job queue."""
         queue = self.ingest.queue
-        return self.store.erase_fact(
-            user_id,
-            fact_id,
-            purge=lambda text, episodes: queue.purge_fact(user_id, text=text, episode_ids=episodes),
-        )
+
+        def purge(text: str, episodes: list[str]) -> int:
+            queue.forget_fact_id(user_id, fact_id, self.store.fact_ref(user_id, fact_id))
+            return queue.purge_fact(user_id, text=text, episode_ids=episodes)
+
+        return self.store.erase_fact(user_id, fact_id, purge=purge)
 
     def erase_user(self, user_id: str) -> dict[str, int]:
         """Erase everything of this user: the graph, and the queued sessions too.

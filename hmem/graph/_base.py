@@ -3,9 +3,9 @@ clock, transactions and the audit trail."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
+import secrets
 import time
 import uuid
 from collections.abc import Callable
@@ -28,8 +28,9 @@ from hmem.graph._driver import FULLTEXT_LAG, read_autocommit, run_statement, tra
 from hmem.graph._records import native, to_fact, unpacked
 from hmem.graph.schema import apply_schema
 from hmem.models import Fact, require_aware
+from hmem.secret import keyed_ref
 
-__all__ = ["VECTOR_SET_PROCEDURE", "StoreBase", "new_id", "user_ref"]
+__all__ = ["ERASED_REF", "VECTOR_SET_PROCEDURE", "StoreBase", "fact_ref", "new_id", "user_ref"]
 
 # hmem's plugin (hmem.localdb.plugin) stores a vector sent as float32 bytes; without it
 # (Aura, any server without plugins) a float list goes through setNodeVectorProperty.
@@ -47,9 +48,25 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
-def user_ref(user_id: str) -> str:
-    """How erasure markers name a user: a hash, never the id."""
-    return hashlib.sha256(f"hmem-user:{user_id}".encode()).hexdigest()
+def user_ref(secret: bytes, user_id: str) -> str:
+    """How erasure markers and receipts name a user: a hash keyed with the server secret
+    (``hmem.secret``), never the id. A bare SHA-256 let anyone holding the database
+    confirm a guessed user id ("was alice@example.com erased?") in one lookup; without
+    the secret no dictionary reverses this one. The operator, who holds the secret,
+    finds a user's receipt by recomputing it (``UserData.erasure_receipt``)."""
+    return keyed_ref(secret, "erasure-user", user_id)
+
+
+# What an erased fact's id becomes in the audit trail: a keyed hash with this prefix.
+ERASED_REF = "h1:"
+
+
+def fact_ref(secret: bytes, user_id: str, fact_id: str) -> str:
+    """An erased fact's id as the audit trail keeps it: keyed, and per user (the same id
+    of two users gives two refs). Caller-chosen ids can carry text (a token, a name);
+    the reader that must recognise an erased fact (a Graphiti sync must not bring it
+    back) recomputes this from the id it holds."""
+    return ERASED_REF + keyed_ref(secret, "audit-fact", f"{user_id}\x00{fact_id}")
 
 
 class StoreBase:
@@ -68,12 +85,16 @@ class StoreBase:
         vector_index_min_facts: int = 5_000,
         vector_index_batch: int = 2_000,
         clock: Callable[[], datetime] = _utcnow,
+        secret: bytes | None = None,
     ) -> None:
-        """``vector_index_min_facts``: a user with more facts than this has them in the
-        vector index (``fill_vector_index``, started by the write that passes it); a
-        smaller user is searched by the exact scan, and writing its facts skips the
-        index's update at commit. ``vector_index_batch``: facts per transaction of a
-        fill."""
+        """``secret``: the server secret (``hmem.secret.load_secret``) that keys the erasure
+        receipts' user refs and erased facts' ids in the audit trail; every process of a
+        deployment must pass the same one (a random one, the default, fits only a store no
+        other process writes). ``vector_index_min_facts``: a user with more facts than this
+        has them in the vector index (``fill_vector_index``, started by the write that
+        passes it); a smaller user is searched by the exact scan, and writing its facts
+        skips the index's update at commit. ``vector_index_batch``: facts per transaction of
+        a fill."""
         self._driver = driver
         self._database = database
         self.embedding_dim = embedding_dim
@@ -82,6 +103,7 @@ class StoreBase:
         self.vector_index_min_facts = vector_index_min_facts
         self.vector_index_batch = vector_index_batch
         self._clock = clock
+        self._secret = secret if secret is not None else secrets.token_bytes(32)
 
     def _vector_set_available(self) -> bool:
         """Whether the server has ``hmem.vector.set`` (hmem's plugin), asked once. A
@@ -333,7 +355,12 @@ class StoreBase:
         """The erasure guard: ``statement`` is ``user_guard`` or one that starts with
         it (``_guard.cypher``) and reads more in the same round trip; its row."""
         [row] = self._run(
-            tx, statement, user_id=user_id, user_ref=user_ref(user_id), now=self._clock(), **params
+            tx,
+            statement,
+            user_id=user_id,
+            user_ref=self._user_ref(user_id),
+            now=self._clock(),
+            **params,
         )
         erased_at = native(row["erased_at"])
         if erased_at is not None and erased_at >= accepted:
@@ -351,6 +378,13 @@ class StoreBase:
             database=self._database,
             bookmark_manager=self._driver.execute_query_bookmark_manager,
         )
+
+    def _user_ref(self, user_id: str) -> str:
+        return user_ref(self._secret, user_id)
+
+    def fact_ref(self, user_id: str, fact_id: str) -> str:
+        """``fact_id`` of ``user_id`` as the audit trail keeps it once erased."""
+        return fact_ref(self._secret, user_id, fact_id)
 
     def _audit_row(self, op: str, fact_ids: list[str], detail: dict[str, Any]) -> dict[str, Any]:
         """One audit event: the operation and ids, never memory text."""

@@ -18,9 +18,9 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from hmem._text import fact_hash
+from hmem._text import fact_hash, lexical_length
 from hmem.errors import DimensionMismatchError, TemporalOrderError
-from hmem.graph._base import StoreBase, new_id
+from hmem.graph._base import ERASED_REF, StoreBase, new_id
 from hmem.graph._records import check_user_id, native, packed
 from hmem.models import (
     Category,
@@ -132,11 +132,17 @@ class ImportData(StoreBase):
         rows = self._read_values("audit_by_op", user_id=user_id, ops=[SYNC_OP], limit=limit)
         return [{**native(r), "detail": json.loads(r["detail"])} for r in rows]
 
-    def erased_fact_ids(self, user_id: str) -> set[str]:
-        """The facts erased by hand (``erase``): an import does not bring them back."""
+    def erased_fact_refs(self, user_id: str) -> set[str]:
+        """The facts erased by hand (``erase``), as keyed refs (``fact_ref``; the audit
+        keeps no erased id): an import does not bring them back. An id an event of an
+        older version kept plain is keyed here too."""
         user_id = check_user_id(user_id)
         rows = self._read_values("audit_by_op", user_id=user_id, ops=["erase_fact"], limit=10**9)
-        return {fact_id for r in rows for fact_id in r["fact_ids"]}
+        return {
+            fid if fid.startswith(ERASED_REF) else self.fact_ref(user_id, fid)
+            for r in rows
+            for fid in r["fact_ids"]
+        }
 
     def import_facts(
         self,
@@ -216,6 +222,7 @@ class ImportData(StoreBase):
                     {
                         "id": f.id,
                         "text": f.text,
+                        "lex_len": lexical_length(f.text),
                         "category": f.category.value,
                         "importance": f.importance,
                         "hash": fact_hash(f.text),

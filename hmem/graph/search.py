@@ -35,6 +35,7 @@ from typing import Any, Literal
 from neo4j import Driver, Session
 from neo4j import exceptions as neo
 
+from hmem._text import LUCENE_STOP_WORDS
 from hmem.config import Neo4jSettings, SearchSettings
 from hmem.graph import catalog
 from hmem.graph._driver import FULLTEXT_LAG, read_autocommit, translate_errors
@@ -59,13 +60,6 @@ TOPK_PROCEDURE = "hmem.vector.topk"
 # hold is left out of the lexical score (its idf is small; a cut fetch would be ordered by
 # Lucene's statistics, which count every user's facts: _candidates.cypher).
 LEXICAL_TERM_MAX = 1_000
-# Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET): a fact's length
-# for the user's own BM25 counts its other words, as the analyzer does.
-LUCENE_STOP_WORDS = (
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
-    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
-    "these", "they", "this", "to", "was", "will", "with",
-)  # fmt: skip
 _FILTERED_RECHECK_S = 60.0
 TemporalMode = Literal["current", "history", "asof", "asof_history"]
 

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 from neo4j import ManagedTransaction
 
-from hmem._text import fact_hash
+from hmem._text import fact_hash, lexical_length
 from hmem.errors import (
     ConflictError,
     NotFoundError,
@@ -27,7 +27,7 @@ from hmem.errors import (
     TextTooLongError,
     ValidationError,
 )
-from hmem.graph._base import VECTOR_SET_PROCEDURE, new_id, user_ref
+from hmem.graph._base import VECTOR_SET_PROCEDURE, new_id
 from hmem.graph._driver import FULLTEXT_LAG
 from hmem.graph._records import check_user_id, native, to_fact, unpacked
 from hmem.graph.imported import ImportData
@@ -72,6 +72,7 @@ def _fact_row(
     return {
         "id": row["id"],
         "text": draft.text,
+        "lex_len": lexical_length(draft.text),
         "category": draft.category.value,
         "importance": draft.importance,
         "hash": row["hash"],
@@ -258,6 +259,7 @@ class GraphStore(UserData, ImportData):
 
         links: list[dict[str, Any]] = []
         closes: dict[str, dict[str, Any]] = {}
+        late: list[dict[str, str]] = []  # inferred supersessions of a later fact
         for row in fresh:
             for target in row["draft"].supersedes:
                 old = targets[target.target_id]
@@ -276,8 +278,23 @@ class GraphStore(UserData, ImportData):
                     )
                 if target.reason is SupersedeReason.USER_EDIT:
                     valid_to = old["valid_from"]  # it was never true
+                elif row["valid_from"] < old["valid_from"]:
+                    # News about an earlier time cannot end a later fact: its end would
+                    # fall before its start, and a contradiction would silently become
+                    # "never true" (review D9). Saying so is a correction (user_edit);
+                    # an inferred link keeps both open, marked as conflicting, as the
+                    # session pipeline does with the model's.
+                    if target.inferred:
+                        late.append({"a": row["id"], "b": target.target_id})
+                        continue
+                    raise TemporalOrderError(
+                        f"a successor true from {row['valid_from'].isoformat()} cannot end "
+                        f"a fact true from {old['valid_from'].isoformat()}: its end would "
+                        "come before its start. Send reason user_edit if it was never "
+                        "true, or write the new fact with conflicts instead"
+                    )
                 else:
-                    valid_to = max(old["valid_from"], row["valid_from"])
+                    valid_to = row["valid_from"]
                 known_to = row["known_from"]
                 links.append(
                     {
@@ -304,7 +321,7 @@ class GraphStore(UserData, ImportData):
             for r in fresh
             for kind, ids in (("relates", r["draft"].relates), ("conflicts", r["draft"].conflicts))
             for t in ids
-        ]
+        ] + [{**pair, "relation": "conflicts"} for pair in late]
         new = [r["id"] for r in fresh]
         episodes = []
         turns = {r["id"]: r["draft"].turn for r in fresh}
@@ -328,7 +345,7 @@ class GraphStore(UserData, ImportData):
             "write_apply",
             native=bytes_only,
             user_id=user_id,
-            user_ref=user_ref(user_id),
+            user_ref=self._user_ref(user_id),
             accepted=accepted,
             count_cap=self.vector_index_min_facts + 1,
             now=ingested,

@@ -12,7 +12,7 @@ from neo4j import ManagedTransaction
 
 from hmem.errors import ConflictError
 from hmem.graph import catalog
-from hmem.graph._base import StoreBase, new_id, user_ref
+from hmem.graph._base import StoreBase, new_id
 from hmem.graph._driver import translate_errors
 from hmem.graph._records import check_user_id, native, to_fact
 from hmem.models import Entity, Episode, ProfileRecord, SupersessionLink, UserExport
@@ -118,14 +118,15 @@ class UserData(StoreBase):
         *,
         purge: Callable[[str, list[str]], int] | None = None,
     ) -> dict[str, int]:
-        """Really delete one fact, its vector, the episodes only it came from (an
-        episode a surviving fact needs stays, the fact's text cut out of it) and
-        entities no other fact mentions. The audit keeps the id and the counts, not the
-        text. ``purge(text, episode_ids)`` takes the text from elsewhere (the job
-        queue) and returns how many copies it dropped (``jobs`` in the counts). It runs
-        inside the erasing transaction, before the commit: if it fails, nothing is
-        erased and the call can be made again (after a commit the fact, and so its
-        text, could no longer be found); run twice by a retried transaction, the second
+        """Really delete one fact, its vector, the episodes only it came from (an episode a
+        surviving fact needs stays, the fact's text cut out of it) and entities no other
+        fact mentions. The audit keeps the counts, never the text, and no longer the id:
+        every event that named the fact names its keyed ref instead (``fact_ref``; a
+        caller-chosen id can carry text). ``purge(text, episode_ids)`` takes the text from
+        elsewhere (the job queue) and returns how many copies it dropped (``jobs`` in the
+        counts). It runs inside the erasing transaction, before the commit: if it fails,
+        nothing is erased and the call can be made again (after a commit the fact, and so
+        its text, could no longer be found); run twice by a retried transaction, the second
         run finds nothing left to drop."""
         user_id = check_user_id(user_id)
 
@@ -133,7 +134,17 @@ class UserData(StoreBase):
             self._get_tx(tx, user_id, fact_id)
             row = self._run(tx, "fact_erase", user_id=user_id, fact_id=fact_id)[0]
             counts = {"facts": 1, "episodes": row["episodes"], "entities": row["entities"]}
-            self._audit(tx, user_id, "erase_fact", [fact_id], counts)
+            ref = self.fact_ref(user_id, fact_id)
+            self._run(
+                tx,
+                "audit_forget_fact",
+                user_id=user_id,
+                fact_id=fact_id,
+                ref=ref,
+                quoted=json.dumps(fact_id),
+                quoted_ref=json.dumps(ref),
+            )
+            self._audit(tx, user_id, "erase_fact", [ref], counts)
             if purge is not None:
                 counts["jobs"] = purge(row["text"], list(row["episode_ids"]))
             return counts
@@ -141,6 +152,20 @@ class UserData(StoreBase):
         erased: dict[str, int] = self._write(user_id, work)
         self._settle_fulltext()
         return erased
+
+    def erasure_receipt(self, user_id: str) -> dict[str, Any] | None:
+        """The receipt of ``user_id``'s erasure (``at``, ``done_at``, ``state``,
+        ``counts``), or None. Receipts name users by a ref keyed with the server secret
+        (``hmem.graph._base.user_ref``): the operator, who holds the secret, recomputes
+        it from the id a data subject gives; without the secret the receipts confirm no
+        guess."""
+        user_id = check_user_id(user_id)
+        rows = self._read_values("admin_erasure_get", user_ref=self._user_ref(user_id))
+        if not rows:
+            return None
+        receipt = native(rows[0]["receipt"])
+        receipt["counts"] = json.loads(receipt["counts"]) if receipt.get("counts") else None
+        return dict(receipt)
 
     def erase_user(self, user_id: str) -> dict[str, int]:
         """Delete every node and edge of this user, then prove that nothing remains.
@@ -165,7 +190,7 @@ class UserData(StoreBase):
                 tx,
                 "user_erase_begin",
                 user_id=user_id,
-                user_ref=user_ref(user_id),
+                user_ref=self._user_ref(user_id),
                 id=marker,
                 at=self._clock(),
             )

@@ -351,7 +351,7 @@ def _sync(
             summary.skipped.append({"uuid": edge.uuid, "reason": problem})
     closed_by = successors(kept)  # only between facts that are written
     stored = store.imported_state(target, [e.uuid for e in kept])
-    erased = store.erased_fact_ids(target)
+    erased = store.erased_fact_refs(target)
     episode_ids = {e.id for e in episodes}
     fresh: list[ImportedFact] = []
     expiring = [e for e in kept if stored.get(e.uuid) and e.expired_at is not None]
@@ -368,7 +368,7 @@ def _sync(
     for edge in kept:
         if edge.uuid in stored:
             continue
-        if edge.uuid in erased:
+        if store.fact_ref(target, edge.uuid) in erased:
             summary.erased_in_hmem += 1
         else:
             start, dated_by = starts[edge.uuid]

@@ -448,6 +448,22 @@ class JobQueue:
                 _truncate_log(db)
         return purged
 
+    def forget_fact_id(self, user_id: str, fact_id: str, ref: str) -> int:
+        """An erased fact's id leaves the jobs' results (ids and counts that stay once a
+        job is done: a session may have superseded or related a fact whose caller chose
+        its id, and an id can carry text); ``ref`` (its keyed hash, as the audit keeps
+        it) takes its place. Returns how many jobs named it."""
+        quoted, quoted_ref = json.dumps(fact_id), json.dumps(ref)
+        with self._db(durable=True) as db:
+            cur = db.execute(
+                "UPDATE jobs SET result = replace(result, ?, ?) "
+                "WHERE user_id = ? AND instr(result, ?) > 0",
+                (quoted, quoted_ref, user_id, quoted),
+            )
+            if cur.rowcount:
+                _truncate_log(db)
+        return cur.rowcount
+
     def purge_user(self, user_id: str) -> int:
         """Real erasure reaches the queue too: the user's jobs and their text go, from
         the file (secure_delete) and from the write-ahead log (checkpointed, truncated)."""

@@ -399,6 +399,20 @@ class RedisQueue:
             self._rewrite(wait=True)
         return purged
 
+    def forget_fact_id(self, user_id: str, fact_id: str, ref: str) -> int:
+        """An erased fact's id leaves the jobs' results (the rules of
+        ``JobQueue.forget_fact_id``); the append-only file is rewritten before it returns."""
+        quoted, quoted_ref = json.dumps(fact_id), json.dumps(ref)
+        named = 0
+        for job_id in self._user_jobs(user_id):
+            result = self._row(job_id).get("result", "")
+            if quoted in result:
+                self._update(job_id, result=result.replace(quoted, quoted_ref))
+                named += 1
+        if named:
+            self._rewrite(wait=True)
+        return named
+
     def purge_user(self, user_id: str) -> int:
         """The user's jobs and their text go, from memory and from the disk."""
         removed = int(self._run("remove", *self._user_jobs(user_id)))

@@ -10,6 +10,7 @@ from neo4j import Driver
 
 from hmem import Memory
 from hmem.demo import seed_demo
+from hmem.graph._base import user_ref
 from hmem.graph.store import EpisodeDraft
 from hmem.models import FactDraft
 
@@ -69,14 +70,23 @@ def test_erase_user_leaves_nothing(
         uid=user_id,
     )
     assert records[0]["n"] == 0
-    # the receipt: when and how much, keyed by a hash, never the id or any text
-    ref = hashlib.sha256(f"hmem-user:{user_id}".encode()).hexdigest()
+    # the receipt: when and how much, keyed by a hash, never the id or any text; the
+    # hash is keyed with the server secret, so the bare SHA-256 of a guessed id finds
+    # nothing, and the operator (who holds the secret) finds it by the id
+    bare = hashlib.sha256(f"hmem-user:{user_id}".encode()).hexdigest()
+    ref = user_ref(memory.store._secret, user_id)
     records, _, _ = driver.execute_query(
-        "MATCH (e:Erasure {user_ref: $ref}) RETURN e {.*} AS e", ref=ref
+        "MATCH (e:Erasure) WHERE e.user_ref IN [$bare, $ref] RETURN e {.*} AS e",
+        bare=bare,
+        ref=ref,
     )
     [receipt] = [r["e"] for r in records]
+    assert receipt["user_ref"] == ref
     assert user_id not in str(receipt)
     assert "Porto" not in str(receipt)
+    held = memory.store.erasure_receipt(user_id)
+    assert held is not None and held["state"] == "done" and held["counts"] == before
+    assert memory.store.erasure_receipt(user_id + "-never") is None
     # the other user is whole
     assert memory.store.counts(other_user)["facts"] == 7
 
@@ -106,5 +116,5 @@ def test_erase_fact_takes_vector_episode_and_orphan_entities(memory: Memory, use
     assert counts["episodes"] == 0
     assert {e.name for e in memory.export(user_id).entities} == {"Maya", "Paris"}
     events = [e for e in memory.audit(user_id=user_id) if e["op"] == "erase_fact"]
-    assert events[0]["fact_ids"] == [fid]
+    assert events[0]["fact_ids"] == [memory.store.fact_ref(user_id, fid)]  # D14: no id
     assert "Miso" not in str(events)

@@ -111,7 +111,8 @@ def test_a_write_accepted_before_an_erasure_never_lands(
     mem.remember("Maya lives in Bergen.", user_id=user_id)
     assert [f.text for f in mem.facts(user_id=user_id)] == ["Maya lives in Bergen."]
     records, _, _ = driver.execute_query(
-        "MATCH (e:Erasure {user_ref: $ref}) RETURN e.state AS state", ref=user_ref(user_id)
+        "MATCH (e:Erasure {user_ref: $ref}) RETURN e.state AS state",
+        ref=user_ref(mem.store._secret, user_id),
     )
     assert [r["state"] for r in records] == ["done"]
 

@@ -15,6 +15,7 @@ import pytest
 from neo4j import Driver
 
 from hmem import Config, Memory
+from hmem._text import LUCENE_STOP_WORDS
 from hmem.models import FactDraft
 from hmem.recall.query import analyse
 from tests.integration._recall_fixtures import local_embedder
@@ -159,3 +160,32 @@ def test_review_repro_quokkaberry_lemurfruit_over_http(
         assert r.status_code == 200, r.text
         assert r.json()["erased"]["facts"] == 300
         assert raw_lexical() == before
+
+
+def test_the_stored_length_is_the_one_the_search_counted(
+    emem: Memory, driver: Driver, user_id: str
+) -> None:
+    """Each fact keeps its length for BM25 (``lex_len``, written with it) so a search no
+    longer counts every found fact's words; it is the count the statement makes for a
+    fact stored without it, and such a fact scores exactly as before."""
+    texts = [
+        "Bea keeps THE honey  in the pantry.",
+        "It is  not   a jar, it IS a pot of honey for Bea's sister.",
+        "Bea’s café serves honey-cake, crème brûlée and İstanbul tea.",
+        "honey",
+        "  Bea said __ ²² and honey, with the neighbours, at length. ",
+    ]
+    emem.remember_many(
+        [FactDraft(text=t, valid_from=NOW, known_from=NOW) for t in texts], user_id=user_id
+    )
+    count = (
+        "MATCH (f:Fact {user_id: $uid}) RETURN f.lex_len AS stored, "
+        "size([w IN split(toLower(f.text), ' ') WHERE w <> '' AND NOT w IN $stop]) AS counted"
+    )
+    records, _, _ = driver.execute_query(count, uid=user_id, stop=list(LUCENE_STOP_WORDS))
+    assert len(records) == len(texts)
+    assert all(r["stored"] == r["counted"] for r in records), [r.data() for r in records]
+    questions = ["Where does Bea keep the honey?", "Who got honey-cake at the café?"]
+    before = _answers(emem, user_id, questions)
+    driver.execute_query("MATCH (f:Fact {user_id: $uid}) REMOVE f.lex_len", uid=user_id)
+    assert _answers(emem, user_id, questions) == before

@@ -323,6 +323,11 @@ def test_d14_a_secret_id_never_reaches_the_audit(
         audit = http.get(f"/v1/users/{user}/audit").text
         assert "fact-2024-0001" in audit
         assert GH not in audit and "AKIA" not in audit and "4111" not in audit
+        # the review's repro: once the fact is erased, no event names its id any more
+        assert http.delete(f"/v1/users/{user}/facts/fact-2024-0001").status_code == 200
+        audit = http.get(f"/v1/users/{user}/audit").json()["items"]
+        assert "fact-2024-0001" not in str(audit)
+        assert {e["op"] for e in audit} == {"write", "erase_fact"}
 
 
 def test_d15_headers_and_no_echo(server: LiveServer, tenant: Tenant, memory: Memory) -> None:

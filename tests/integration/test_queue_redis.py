@@ -161,6 +161,24 @@ def test_fact_erasure_empties_the_jobs_that_hold_it(
     assert nxt is not None and nxt.id == bystander  # the emptied ones never run
 
 
+def test_an_erased_facts_id_leaves_the_done_jobs_results(
+    make_queue: type[RedisQueue], redis_url: str
+) -> None:
+    queue = make_queue()
+    fact_id = f"caller-chose-{uuid.uuid4().hex[:6]}"
+    named = _submit(queue, "u1", 1, "a session that superseded it")
+    other = _submit(queue, "u1", 2, "one that did not")
+    for job_id in (named, other):
+        assert _wait_claim(queue) is not None
+        result = {"superseded": [fact_id]} if job_id == named else {"added": ["f9"]}
+        queue.complete(job_id, result)
+    assert fact_id.encode() in _on_disk(redis_url)
+    assert queue.forget_fact_id("u1", fact_id, "h1:ref") == 1
+    assert queue.get(named).result == {"superseded": ["h1:ref"]}
+    assert queue.get(other).result == {"added": ["f9"]}
+    assert fact_id.encode() not in _on_disk(redis_url)  # the file was rewritten
+
+
 def test_an_unreachable_server_is_a_retryable_error() -> None:
     from hmem.errors import QueueUnavailableError
 

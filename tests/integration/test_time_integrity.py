@@ -19,7 +19,7 @@ from neo4j import Driver
 from hmem import Config, Memory
 from hmem.errors import TemporalOrderError
 from hmem.graph import catalog
-from hmem.models import FactDraft
+from hmem.models import FactDraft, SupersedeTarget
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 
 JAN = datetime(2023, 1, 1, tzinfo=UTC)
@@ -129,6 +129,67 @@ def test_a_supersession_cannot_predate_its_target(memory: Memory, user_id: str) 
     assert [f.id for f in memory.facts(user_id=user_id, include_closed=True)] == ["r0"]
     # and the past never shows a fact before it was known
     assert memory.facts(user_id=user_id, as_of=datetime(2023, 3, 1, tzinfo=UTC)) == []
+
+
+def test_a_successor_true_earlier_cannot_end_its_target(memory: Memory, user_id: str) -> None:
+    """D9's related case: a successor true from 2020 superseding a fact true from
+    2024-05-01 set the target's valid_to to its valid_from, silently "never true"."""
+    started, earlier = datetime(2024, 5, 1, tzinfo=UTC), datetime(2020, 1, 1, tzinfo=UTC)
+    learned = datetime(2025, 1, 1, tzinfo=UTC)
+    memory.remember(
+        "Temporal Wanda works at Acme.",
+        user_id=user_id,
+        observed_at=datetime(2024, 6, 1, tzinfo=UTC),
+        valid_from=started,
+        fact_id="w0",
+    )
+    with pytest.raises(TemporalOrderError, match="its end would come before its start"):
+        memory.remember(
+            "Temporal Wanda works at Globex.",
+            user_id=user_id,
+            observed_at=learned,
+            valid_from=earlier,
+            supersedes=["w0"],
+            fact_id="w1",
+        )
+    stored = memory.get("w0", user_id=user_id)
+    assert (stored.valid_to, stored.known_to) == (None, None)  # nothing was written
+    world = datetime(2024, 7, 1, tzinfo=UTC)
+    assert [f.id for f in memory.facts(user_id=user_id, as_of_event=world)] == ["w0"]
+    assert [f.id for f in memory.facts(user_id=user_id, as_of=learned)] == ["w0"]
+
+    # an inferred link (remember's infer) keeps both open, marked as conflicting
+    draft = FactDraft(
+        id="w1",
+        text="Temporal Wanda works at Globex.",
+        valid_from=earlier,
+        supersedes=[SupersedeTarget(target_id="w0", inferred=True, cue="works at")],
+    )
+    written = memory.store.write(user_id, [draft], observed_at=learned)
+    assert (written.added, written.superseded) == (["w1"], [])
+    assert memory.get("w0", user_id=user_id).known_to is None
+    after = learned + timedelta(days=1)
+    assert {f.id for f in memory.facts(user_id=user_id, as_of=after)} == {"w0", "w1"}
+    assert {f.id for f in memory.facts(user_id=user_id, as_of_event=world)} == {"w0", "w1"}
+    assert ("w1", "w0") in memory.export(user_id).relations
+
+    # a correction says so: w0 was never true (world time), believed until 2026 (belief)
+    fixed = datetime(2026, 1, 1, tzinfo=UTC)
+    memory.remember(
+        "Temporal Wanda works at Initech.",
+        user_id=user_id,
+        observed_at=fixed,
+        valid_from=earlier,
+        supersedes=["w0"],
+        reason="user_edit",
+        fact_id="w2",
+    )
+    corrected = memory.get("w0", user_id=user_id)
+    assert (corrected.valid_to, corrected.known_to) == (started, fixed)
+    assert corrected.close_reason == "user_edit"
+    assert "w0" in {f.id for f in memory.facts(user_id=user_id, as_of=learned)}
+    assert "w0" not in {f.id for f in memory.facts(user_id=user_id, as_of_event=world)}
+    assert "w0" not in {f.id for f in memory.facts(user_id=user_id, as_of=fixed)}
 
 
 def test_default_view_and_as_of_now_agree_about_future_belief(memory: Memory, user_id: str) -> None:

@@ -21,8 +21,9 @@
 // term whose fetch reaches $fetch_term (its idf would be small) is left out, so a cut
 // fetch, ordered by Lucene's global statistics, never chooses which facts score. A fact scores the sum of its terms'
 // weight x idf, times BM25's length part with tf 1 (k1 1.2, b 0.75; the length in words
-// but $stop_words, Lucene's English ones, as its analyzer counts, over the mean length
-// of the facts the terms found: short facts are stated, not said in passing).
+// but $stop_words, Lucene's English ones, as its analyzer counts, kept on the fact since
+// its write (lex_len), over the mean length of the facts the terms found: short facts
+// are stated, not said in passing).
 // entity: the facts that mention the question's entities, most matched first, then the
 // newest. An entity that more than $entity_max_share of the user's facts mention (the
 // two speakers of a chat: every turn names one) tells nothing apart and is left out:
@@ -139,7 +140,10 @@ CALL (facts, named, indexed, terms) {
   WITH mine, t.weight * log(1.0 + (CASE WHEN facts > df THEN facts ELSE df END - df + 0.5) / (df + 0.5)) AS idf
   UNWIND mine AS f
   WITH f, sum(idf) AS idf
-  WITH f, idf, toFloat(size([w IN split(toLower(f.text), ' ') WHERE w <> '' AND NOT w IN $stop_words])) AS dl
+  // the length stored at write (hmem._text.lexical_length), counted here only for a
+  // fact written before it was stored: counting every found fact's words was most of a
+  // 20,000-fact user's search (python -m hmem.bench.lexical_big)
+  WITH f, idf, toFloat(coalesce(f.lex_len, size([w IN split(toLower(f.text), ' ') WHERE w <> '' AND NOT w IN $stop_words]))) AS dl
   WITH collect([f, idf, dl]) AS found, avg(dl) AS mean
   UNWIND found AS d
   WITH d[0] AS f,

@@ -4,7 +4,7 @@
 // $indexed: the user's facts go into the vector index (as in write_apply.cypher).
 UNWIND $facts AS x
 CREATE (f:Fact {
-  user_id: $user_id, id: x.id, text: x.text, category: x.category,
+  user_id: $user_id, id: x.id, text: x.text, lex_len: x.lex_len, category: x.category,
   importance: x.importance, hash: x.hash,
   valid_from: x.valid_from, valid_to: x.valid_to,
   known_from: x.known_from, known_to: x.known_to, close_reason: x.close_reason,

@@ -49,7 +49,7 @@ CALL (indexed, clashes) {
   WHERE NOT EXISTS { MATCH (o:Fact {user_id: $user_id, hash: x.hash}) USING INDEX o:Fact(user_id, hash)
                      WHERE o.known_to IS NULL }
   CREATE (f:Fact {
-    user_id: $user_id, id: x.id, text: x.text, category: x.category,
+    user_id: $user_id, id: x.id, text: x.text, lex_len: x.lex_len, category: x.category,
     importance: x.importance, hash: x.hash,
     valid_from: $times[x.valid_from], valid_to: $times[x.valid_to],
     known_from: $times[x.known_from], known_to: null,
