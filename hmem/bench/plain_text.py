@@ -84,13 +84,47 @@ def _write(
     return times, closures
 
 
-def beam_text(memory: Memory, path: Path, embedder: CachedEmbedder) -> dict[str, Any]:
-    chats = load_beam(path)
-    out: dict[str, Any] = {"source": str(path)}
-    for infer in (False, True):
+#: BEAM's ten chats split in two: the rules were tuned on the dev half only; the test
+#: half's answers are scored, never read while tuning.
+SPLITS = {"dev": range(0, 5), "test": range(5, 10)}
+
+
+def beam_split(chats: Sequence[Any], split: str) -> list[Any]:
+    if split == "all":
+        return list(chats)
+    return [c for i, c in enumerate(chats) if i in SPLITS[split]]
+
+
+def _probe_lines(memory: Memory, corpus: Any, closed: set[str]) -> list[str]:
+    """Per probe: the top three messages (u: updated, o: original, ~closed) and which
+    originals inference closed."""
+    lines = []
+    for probe in corpus.usable:
+        result = memory.search(probe.question, user_id=corpus.user_id, k=5)
+        tags = []
+        for hit in result.hits[:3]:
+            m = beam_bench._message_id(hit.fact.id)
+            kind = "u" if m in probe.updated_ids else "o" if m in probe.original_ids else "-"
+            tags.append(f"{kind}{m}{'~' if hit.fact.id in closed else ''}")
+        origs = [f"{o}{'~' if corpus.fact_id(o) in closed else ''}" for o in probe.original_ids]
+        lines.append(f"{probe.question[:70]} | top {' '.join(tags)} | originals {origs}")
+    return lines
+
+
+def beam_text(
+    memory: Memory,
+    path: Path,
+    embedder: CachedEmbedder,
+    split: str = "all",
+    settings: Sequence[bool] = (False, True),
+) -> dict[str, Any]:
+    chats = beam_split(load_beam(path), split)
+    out: dict[str, Any] = {"source": str(path), "split": split}
+    for infer in settings:
         verdicts: list[dict[str, bool]] = []
         times: list[float] = []
         closures: list[dict[str, Any]] = []
+        probes: list[str] = []
         for chat in chats:
             tag = "-text-infer" if infer else "-text"
             corpus = beam_bench.build_corpus(
@@ -107,6 +141,9 @@ def beam_text(memory: Memory, path: Path, embedder: CachedEmbedder) -> dict[str,
             closures += c
             v, _ = beam_bench.evaluate_hmem(memory, corpus)
             verdicts += v
+            closed = {f.id for f in memory.facts(user_id=corpus.user_id, limit=1000)}
+            closed = {fid for fid, _, _, _ in rows} - closed
+            probes += _probe_lines(memory, corpus, closed)
             print(f"BEAM {chat.chat_id} infer={infer}: {len(rows)} writes", file=sys.stderr)
             memory.erase_user(corpus.user_id)
         out["infer" if infer else "no_infer"] = {
@@ -114,6 +151,7 @@ def beam_text(memory: Memory, path: Path, embedder: CachedEmbedder) -> dict[str,
             "closed": len(closures),
             "write_ms": _percentiles(times),
             "closures": closures[:20],
+            "probes": probes,
         }
     return out
 
@@ -175,6 +213,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=Path(".hmem/bench-cache"))
     parser.add_argument("--locomo-conversations", type=int, default=1)
     parser.add_argument("--skip-locomo", action="store_true")
+    parser.add_argument("--skip-beam", action="store_true")
+    parser.add_argument("--infer", choices=("both", "on", "off"), default="both")
+    parser.add_argument(
+        "--split", choices=("dev", "test", "all"), default="all", help="BEAM chats 1-5, 6-10"
+    )
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args(argv)
     config = Config()
@@ -184,7 +227,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, Any] = {}
     with Memory(config, embedder=local) as memory:
         memory.init_schema()
-        results["beam"] = beam_text(memory, args.data / "beam" / "beam_100k_dev.jsonl", embedder)
+        if not args.skip_beam:
+            results["beam"] = beam_text(
+                memory,
+                args.data / "beam" / "beam_100k_dev.jsonl",
+                embedder,
+                args.split,
+                {"both": (False, True), "on": (True,), "off": (False,)}[args.infer],
+            )
         if not args.skip_locomo:
             results["locomo"] = locomo_text(
                 memory,

@@ -37,6 +37,7 @@ __all__ = [
     "Claim",
     "Decision",
     "decide",
+    "owner",
     "parser_pipeline",
     "read_claims",
     "slot_words",
@@ -134,7 +135,7 @@ _CORRECT = re.compile(
     re.IGNORECASE,
 )
 _END = re.compile(
-    r"\b(?:pass(?:ed)? away|died|dies|put down|broke up|break up|split up|divorced|"
+    r"(?<!\\)\b(?:pass(?:ed)? away|died|dies|put down|broke up|break up|split up|divorced|"
     r"quit|resigned|left|retired|no longer|not anymore|n't \w+ anymore|stopped|gave up|"
     r"ended|sold|lost|moved out|got fired|was fired|laid off|graduated)\b",
     re.IGNORECASE,
@@ -366,7 +367,8 @@ def slot_words(claim: Claim) -> list[str]:
     return words
 
 
-def _owner(claim: Claim) -> str | None:
+def owner(claim: Claim) -> str | None:
+    """Whose the claim is: "user", "maya" ("maya.sister" is Maya's); None: unknown."""
     if claim.subject is None or claim.subject.startswith("?"):
         return None
     return claim.subject.split(".")[0]
@@ -390,7 +392,7 @@ def _ending(new: Claim, old: Claim) -> Decision | None:
     """``new`` says something ended ("passed away", "broke up", "quit"): it ends the
     stored fact of the same owner that names the same thing, never one of someone else."""
     assert new.ends is not None
-    if old.ends is not None or _owner(new) is None or _owner(new) != _owner(old):
+    if old.ends is not None or owner(new) is None or owner(new) != owner(old):
         return None
     if new.slot is not None and new.slot == old.slot and new.subject == old.subject:
         if new.value == old.value or (old.value and old.value in new.text.lower()):
@@ -421,7 +423,7 @@ def decide(new: Claim, old: Claim) -> Decision | None:
         ended = _ending(new, old)
         if ended is not None or new.slot is None or new.slot != old.slot:
             return ended
-    if new.subject is None or new.subject != old.subject or _owner(new) is None:
+    if new.subject is None or new.subject != old.subject or owner(new) is None:
         return None  # "Tom's sister moved to Madrid" changes nothing of the user's
     if new.slot is None or new.slot != old.slot:
         return None
