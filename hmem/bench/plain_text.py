@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -36,10 +37,19 @@ from hmem.errors import PolicyRefusal
 from hmem.extract.local_embed import LocalEmbeddings
 from hmem.memory import Memory
 
-__all__ = ["beam_text", "locomo_text", "main"]
+__all__ = ["beam_text", "locomo_text", "main", "model_calls"]
 
 
-def _percentiles(values: Sequence[float]) -> dict[str, float]:
+def _added(on: Sequence[float | None], off: Sequence[float | None]) -> dict[str, float]:
+    """What inference adds to a write: the same text's write time with it on minus off
+    (the rows are written in the same order both times)."""
+    return _percentiles(
+        [a - b for a, b in zip(on, off, strict=True) if a is not None and b is not None]
+    )
+
+
+def _percentiles(values: Sequence[float | None]) -> dict[str, float]:
+    values = [v for v in values if v is not None]
     if not values:
         return {"p50": 0.0, "p95": 0.0, "n": 0}
     arr = np.asarray(values, dtype=np.float64)
@@ -55,10 +65,11 @@ def _write(
     user: str,
     rows: Sequence[tuple[str, str, Any, Sequence[float]]],
     infer: bool,
-) -> tuple[list[float], list[dict[str, Any]]]:
+) -> tuple[list[float | None], list[dict[str, Any]]]:
     """``rows``: (fact id, text, observed_at, vector), written one ``remember`` each in
-    order. Returns the write times (ms) and the closures inferred."""
-    times: list[float] = []
+    order. Returns the write times (ms, None for a refused text), row by row, and the
+    closures inferred."""
+    times: list[float | None] = []
     closures: list[dict[str, Any]] = []
     texts = {fid: text for fid, text, _, _ in rows}
     for fid, text, when, vector in rows:
@@ -69,6 +80,7 @@ def _write(
                 source="bench-text", infer=infer,
             )  # fmt: skip
         except PolicyRefusal:
+            times.append(None)
             continue
         times.append((time.perf_counter() - started) * 1000)
         for link in result.inferred:
@@ -120,9 +132,10 @@ def beam_text(
 ) -> dict[str, Any]:
     chats = beam_split(load_beam(path), split)
     out: dict[str, Any] = {"source": str(path), "split": split}
+    by_setting: dict[bool, list[float | None]] = {}
     for infer in settings:
         verdicts: list[dict[str, bool]] = []
-        times: list[float] = []
+        times: list[float | None] = []
         closures: list[dict[str, Any]] = []
         probes: list[str] = []
         for chat in chats:
@@ -153,7 +166,20 @@ def beam_text(
             "closures": closures[:20],
             "probes": probes,
         }
+        by_setting[infer] = times
+    if len(by_setting) == 2:
+        out["infer_adds_ms"] = _added(by_setting[True], by_setting[False])
     return out
+
+
+# Words a change is said with: the texts that hold them are where closures could be
+# (the evidence beside the count of closures, which is small on LoCoMo).
+CHANGE_WORDS = re.compile(
+    r"\b(?:moved|now works|now lives|no longer|used to|changed|switched|quit|new job|"
+    r"started working|broke up|passed away|divorc\w*|got a new|adopted|is now|now has|"
+    r"not anymore|stopped)\b",
+    re.IGNORECASE,
+)
 
 
 def locomo_text(
@@ -163,10 +189,12 @@ def locomo_text(
     out: dict[str, Any] = {"source": str(path), "conversations": len(convs)}
     for setting in ("facts", "full"):
         per: dict[str, Any] = {}
+        by_setting: dict[bool, list[float | None]] = {}
         for infer in (False, True):
             ranked = []
-            times: list[float] = []
+            times: list[float | None] = []
             closures: list[dict[str, Any]] = []
+            all_rows: list[tuple[str, str, Any, Any]] = []
             for conv in convs:
                 corpus = locomo_bench.build_corpus(conv, setting, embedder)
                 user = locomo_bench.user_id_for(conv.conversation_id, setting)
@@ -185,6 +213,7 @@ def locomo_text(
                     for i in order
                 ]
                 t, c = _write(memory, user, rows, infer)
+                all_rows += rows
                 times += t
                 closures += c
                 ranked += list(locomo_bench.search_hmem(memory, corpus))
@@ -194,14 +223,59 @@ def locomo_text(
                 )
                 memory.erase_user(user)
             scores = evaluate(ranked)
+            worded = [t for _, t, _, _ in all_rows if CHANGE_WORDS.search(t)]
+            closed_texts = {c["closed"] for c in closures}
             per["infer" if infer else "no_infer"] = {
                 "r@10": round(scores.get("k10"), 4),
+                "writes": len(all_rows),
+                "change_worded": len(worded),
+                "change_worded_examples": [
+                    {"text": t[:160], "closed_something": t[:160] in {c["by"] for c in closures}}
+                    for t in worded[:20]
+                ],
+                "closed_texts": len(closed_texts),
                 "closed": len(closures),
                 "write_ms": _percentiles(times),
                 "closures": closures[:50],
             }
+            by_setting[infer] = times
+        per["infer_adds_ms"] = _added(by_setting[True], by_setting[False])
         out[setting] = per
     return out
+
+
+def model_calls(
+    config: Config, embedder: CachedEmbedder, path: Path, writes: int = 60
+) -> dict[str, Any]:
+    """Chat calls per write with a model configured (the bench's fake OpenAI server,
+    which counts them): LoCoMo conv-26's first observations written as text, inference
+    on. One judging call per write that has neighbours, none per neighbour."""
+    from hmem.bench.fake_llm import FakeModelServer
+
+    [conv] = load_locomo(path)[:1]
+    corpus = locomo_bench.build_corpus(conv, "facts", embedder)
+    dates = {s.session_id: s.date for s in conv.sessions}
+    rows = [
+        (item.id + "-model", item.text, dates[item.session], vector)
+        for item, vector in zip(corpus.items[:writes], corpus.vectors, strict=False)
+    ]
+    with FakeModelServer(embedding_dim=config.embedding_dim) as fake:
+        settings = Config(
+            **{**config.model_dump(), "llm_base_url": fake.base_url, "llm_api_key": fake.api_key}
+        )
+        with Memory(settings, embedder=embedder.client) as memory:
+            user = "bench-text-model"
+            memory.erase_user(user)
+            fake.reset_counts()
+            times, _ = _write(memory, user, rows, True)
+            memory.erase_user(user)
+        return {
+            "writes": len(rows),
+            "chat_calls": fake.chat_calls,
+            "chat_calls_per_write": round(fake.chat_calls / len(rows), 3) if rows else 0.0,
+            "by_schema": dict(fake.by_schema),
+            "write_ms": _percentiles(times),
+        }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -236,6 +310,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 {"both": (False, True), "on": (True,), "off": (False,)}[args.infer],
             )
         if not args.skip_locomo:
+            results["model"] = model_calls(
+                config, embedder, args.data / "locomo" / "locomo_dev.jsonl"
+            )
             results["locomo"] = locomo_text(
                 memory,
                 args.data / "locomo" / "locomo_dev.jsonl",

@@ -195,7 +195,9 @@ def _changed_numbers(
     if not changed:
         return InferredWrite(interval=interval)
     [new] = read_claims([text])
-    near = neighbours(store, user_id, " ".join(changed), vector, names, k)
+    # a long message's vector is about all of it: more of its neighbours are read (the
+    # number rule costs a regex pass each, no parse)
+    near = neighbours(store, user_id, " ".join(changed), vector, names, 2 * k)
     result = InferredWrite(interval=interval, neighbours=len(near), claim=new)
     if owner(new) is None:
         return result
