@@ -86,7 +86,7 @@ class Quantity:
     sentence: str
     cue: str | None  # the words that say it changed
     progress: bool = False  # a running count ("completed 15 problems")
-    goal: bool = False  # aimed at, wished, supposed: not a value held
+    goal: bool = False  # aimed at, wished, supposed, a past "from" value: not one held
 
 
 def _stem(word: str) -> str:
@@ -193,9 +193,9 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
                 continue  # a year: the dates' business
             suffix = (m.group("suf") or "").strip().lower()
             kind = "$" if m.group("cur") else _UNIT_ALIAS.get(suffix, suffix) or "number"
-            unit = _unit_after(clause[m.end() :]) if kind in ("number", "$") else None
-            if kind == "%":
-                unit = _unit_after(clause[m.end() :])
+            # the noun a number counts, or what a measure measures ("300ms debounce",
+            # "95% success rate")
+            unit = _unit_after(clause[m.end() :])
             if "." in number:
                 number = number.rstrip("0").rstrip(".")
             spans.append((m.start(), m.end(), number, kind, unit))
@@ -232,6 +232,8 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
             if re.search(r"\bfrom\s*$", lead) or re.search(r"\bfrom\s+\S+\s+to\s*$", lead):
                 cue = cue if re.search(r"\bto\s*$", lead) else None  # "from 70% to 90%"
             progress = bool(_PROGRESS.search(lead[-30:])) and kind == "number" and unit is not None
+            # "improved from 65% to 82%": 65 is a past value, not one the text holds
+            past = re.search(r"\bfrom\s*$", lead) is not None
             out.append(
                 Quantity(
                     value=value,
@@ -242,7 +244,7 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
                     sentence=sentence,
                     cue=None if goal or cue is None else cue.group(0).lower(),
                     progress=progress and not goal,
-                    goal=bool(goal),
+                    goal=bool(goal) or past,
                 )
             )
     return tuple(out)
