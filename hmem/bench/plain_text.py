@@ -6,7 +6,9 @@ data, inference off and on.
   data (inference off: today's text-only figure; on: what the words closed);
 - LoCoMo observations (and observations + turns): how many facts inference closed,
   the first 50 with their cue, and R@10 with inference on beside off;
-- the time a write takes with inference on and off (p50, p95).
+- the time a write takes with inference on and off (p50, p95), and what inference adds
+  to the same text's write (``infer_cost``: off and on in turn, under the same load);
+- chat calls per write with a model configured (``model_calls``, the fake server).
 
 ``python -m hmem.bench.plain_text`` (a running Neo4j, ``HMEM_NEO4J_*``); the vectors
 come from the shared MiniLM through the bench's cache, written with each text so the
@@ -37,7 +39,7 @@ from hmem.errors import PolicyRefusal
 from hmem.extract.local_embed import LocalEmbeddings
 from hmem.memory import Memory
 
-__all__ = ["beam_text", "locomo_text", "main", "model_calls"]
+__all__ = ["beam_text", "infer_cost", "locomo_text", "main", "model_calls"]
 
 
 def _added(on: Sequence[float | None], off: Sequence[float | None]) -> dict[str, float]:
@@ -132,7 +134,6 @@ def beam_text(
 ) -> dict[str, Any]:
     chats = beam_split(load_beam(path), split)
     out: dict[str, Any] = {"source": str(path), "split": split}
-    by_setting: dict[bool, list[float | None]] = {}
     for infer in settings:
         verdicts: list[dict[str, bool]] = []
         times: list[float | None] = []
@@ -166,9 +167,6 @@ def beam_text(
             "closures": closures[:20],
             "probes": probes,
         }
-        by_setting[infer] = times
-    if len(by_setting) == 2:
-        out["infer_adds_ms"] = _added(by_setting[True], by_setting[False])
     return out
 
 
@@ -189,7 +187,6 @@ def locomo_text(
     out: dict[str, Any] = {"source": str(path), "conversations": len(convs)}
     for setting in ("facts", "full"):
         per: dict[str, Any] = {}
-        by_setting: dict[bool, list[float | None]] = {}
         for infer in (False, True):
             ranked = []
             times: list[float | None] = []
@@ -238,10 +235,39 @@ def locomo_text(
                 "write_ms": _percentiles(times),
                 "closures": closures[:50],
             }
-            by_setting[infer] = times
-        per["infer_adds_ms"] = _added(by_setting[True], by_setting[False])
         out[setting] = per
     return out
+
+
+def infer_cost(
+    memory: Memory, embedder: CachedEmbedder, path: Path, writes: int = 120
+) -> dict[str, Any]:
+    """What inference adds to a write: LoCoMo conv-26's observations, each written
+    twice in turn (inference off for one user, on for another), so both writes of a
+    text run under the same load of this shared machine; the difference per text."""
+    [conv] = load_locomo(path)[:1]
+    corpus = locomo_bench.build_corpus(conv, "facts", embedder)
+    dates = {s.session_id: s.date for s in conv.sessions}
+    rows = [
+        (item.id, item.text, dates[item.session], vector)
+        for item, vector in zip(corpus.items[:writes], corpus.vectors, strict=False)
+    ]
+    users = ("bench-text-cost-off", "bench-text-cost-on")
+    for user in users:
+        memory.erase_user(user)
+    off: list[float | None] = []
+    on: list[float | None] = []
+    for row in rows:
+        off += _write(memory, users[0], [row], False)[0]
+        on += _write(memory, users[1], [row], True)[0]
+    for user in users:
+        memory.erase_user(user)
+    return {
+        "writes": len(rows),
+        "off_ms": _percentiles(off),
+        "on_ms": _percentiles(on),
+        "added_ms": _added(on, off),
+    }
 
 
 def model_calls(
@@ -310,6 +336,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 {"both": (False, True), "on": (True,), "off": (False,)}[args.infer],
             )
         if not args.skip_locomo:
+            results["infer_cost"] = infer_cost(
+                memory, embedder, args.data / "locomo" / "locomo_dev.jsonl"
+            )
             results["model"] = model_calls(
                 config, embedder, args.data / "locomo" / "locomo_dev.jsonl"
             )
