@@ -39,7 +39,7 @@ from hmem.errors import PolicyRefusal
 from hmem.extract.local_embed import LocalEmbeddings
 from hmem.memory import Memory
 
-__all__ = ["beam_text", "infer_cost", "locomo_text", "main", "model_calls"]
+__all__ = ["beam_text", "infer_cost", "locomo_text", "main", "model_calls", "rule_pairs"]
 
 
 def _added(on: Sequence[float | None], off: Sequence[float | None]) -> dict[str, float]:
@@ -304,6 +304,47 @@ def model_calls(
         }
 
 
+def rule_pairs(path: Path, setting: str, conversations: int = 5) -> dict[str, Any]:
+    """With no store: every LoCoMo text against every earlier one of its conversation,
+    by the rules a write applies to its neighbours (``changes.decide``, then the number
+    rule; long texts the number rule only). An upper bound of what inference can close,
+    since a write reads only its neighbours; the first 50 listed with their cue."""
+    from hmem.infer.changes import decide, owner, read_claims
+    from hmem.infer.quantities import changed_value, read_quantities
+    from hmem.infer.write import MAX_STATEMENT_WORDS
+
+    found: list[dict[str, str]] = []
+    writes = 0
+    for conv in load_locomo(path)[:conversations]:
+        dates = {s.session_id: s.date for s in conv.sessions}
+        items = sorted(locomo_bench.build_items(conv, setting), key=lambda i: dates[i.session])
+        texts = [i.text for i in items]
+        claims = read_claims(texts)
+        for k, (text, new) in enumerate(zip(texts, claims, strict=True)):
+            writes += 1
+            numbers_only = len(text.split()) > MAX_STATEMENT_WORDS or text.rstrip().endswith("?")
+            quantities = read_quantities(text)
+            for old_text, old in zip(texts[:k], claims[:k], strict=True):
+                decision = None if numbers_only else decide(new, old)
+                cue = reason = None
+                if decision is not None and decision.op == "supersede" and decision.reason:
+                    cue, reason = decision.cue, decision.reason.value
+                elif (
+                    decision is None
+                    and not new.added
+                    and owner(new) is not None
+                    and owner(new) == owner(old)
+                ):
+                    cue = changed_value(quantities, read_quantities(old_text))
+                    reason = "contradiction"
+                if cue is not None:
+                    found.append(
+                        {"closed": old_text[:160], "by": text[:160], "reason": str(reason),
+                         "cue": cue}
+                    )  # fmt: skip
+    return {"setting": setting, "writes": writes, "closures": len(found), "listed": found[:50]}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("/work/shared/data"))
@@ -319,7 +360,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--split", choices=("dev", "test", "all"), default="all", help="BEAM chats 1-5, 6-10"
     )
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument(
+        "--pairs", action="store_true", help="only the rules over every LoCoMo pair, no store"
+    )
     args = parser.parse_args(argv)
+    if args.pairs:
+        locomo = args.data / "locomo" / "locomo_dev.jsonl"
+        pairs = [rule_pairs(locomo, setting) for setting in ("facts", "full")]
+        print(json.dumps(pairs, indent=2))
+        return 0
     config = Config()
     config = Config(**{**config.model_dump(), "max_fact_chars": max(config.max_fact_chars, 16_000)})
     local = LocalEmbeddings(model_dir=args.model_dir, expected_dim=config.embedding_dim)
