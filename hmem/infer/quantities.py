@@ -6,9 +6,10 @@ A text is read into ``Quantity`` mentions: a value (a number, a percentage, an a
 of money, a date), its unit (the noun it counts: "cards", "hours", "calls/day"), the
 content words around it (what it measures), and whether the words say it changed (a
 cue before it: "now", "new", "recently", "improved to", "increased", "reached", "a
-total of"; or a running count that grew: "completed 15 problems" after "completed 12").
-``changed_value`` compares a changed mention of a new text with the mentions of a
-stored one: the same unit, a shared word of what it measures, another value.
+total of"). A bigger count with no cue ("completed 15 problems" after "completed 12")
+is not enough: it is as often another batch. ``changed_value`` compares a changed
+mention of a new text with the mentions of a stored one: the same unit, what it
+measures named near both, two shared words, another value.
 
 Conservative like the rest of ``hmem.infer``: only a mention with a cue closes
 anything; a goal, a wish or a condition ("to reach 90%", "if I add 5 cards", "my target
@@ -53,12 +54,6 @@ _GOAL = re.compile(
     r"at most|under|below|above|over|more than|less than|per cent of|out of)\b",
     re.I,
 )
-# A running count: a later, bigger count of the same thing done is its new value.
-_PROGRESS = re.compile(
-    r"\b(?:completed|completing|solved|solving|finished|finishing|done|written|read|"
-    r"attempted|practiced|practised|run|ran|logged|saved|lost|spent|merged)\b",
-    re.I,
-)
 _STOP = frozenset(
     re.findall(
         r"\S+",
@@ -85,7 +80,6 @@ class Quantity:
     surface: frozenset[str]  # the sentence's words as written (for a bare number's unit)
     sentence: str
     cue: str | None  # the words that say it changed
-    progress: bool = False  # a running count ("completed 15 problems")
     goal: bool = False  # aimed at, wished, supposed, a past "from" value: not one held
 
 
@@ -231,7 +225,6 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
             )
             if re.search(r"\bfrom\s*$", lead) or re.search(r"\bfrom\s+\S+\s+to\s*$", lead):
                 cue = cue if re.search(r"\bto\s*$", lead) else None  # "from 70% to 90%"
-            progress = bool(_PROGRESS.search(lead[-30:])) and kind == "number" and unit is not None
             # "improved from 65% to 82%": 65 is a past value, not one the text holds
             past = re.search(r"\bfrom\s*$", lead) is not None
             out.append(
@@ -243,7 +236,6 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
                     surface=frozenset(t.lower() for t in tokens),
                     sentence=sentence,
                     cue=None if goal or cue is None else cue.group(0).lower(),
-                    progress=progress and not goal,
                     goal=bool(goal) or past,
                 )
             )
@@ -251,8 +243,8 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
 
 
 def change_sentences(text: str, quantities: tuple[Quantity, ...]) -> list[str]:
-    """The sentences of ``text`` whose numbers say they changed (or a count went on)."""
-    return list(dict.fromkeys(q.sentence for q in quantities if q.cue or q.progress))
+    """The sentences of ``text`` whose numbers say they changed."""
+    return list(dict.fromkeys(q.sentence for q in quantities if q.cue))
 
 
 # Words both say of what the value measures ("dashboard API response time"), beside
@@ -260,7 +252,7 @@ def change_sentences(text: str, quantities: tuple[Quantity, ...]) -> list[str]:
 _SHARED = 2
 
 
-def _same_measure(new: Quantity, old: Quantity, need: int = _SHARED) -> bool:
+def _same_measure(new: Quantity, old: Quantity) -> bool:
     if new.kind != old.kind:
         return False
     if new.kind == "date" and new.unit is not None and old.unit is not None:
@@ -283,7 +275,7 @@ def _same_measure(new: Quantity, old: Quantity, need: int = _SHARED) -> bool:
         return False  # two bare numbers: nothing says they count the same thing
     unit_words = {_stem(new.unit or ""), _stem(old.unit or ""), _stem((new.unit or "") + "s")}
     shared = (new.near & old.near) - unit_words
-    return len(shared) >= need
+    return len(shared) >= _SHARED
 
 
 def changed_value(new: tuple[Quantity, ...], old: tuple[Quantity, ...]) -> str | None:
@@ -291,23 +283,12 @@ def changed_value(new: tuple[Quantity, ...], old: tuple[Quantity, ...]) -> str |
     ``old`` states (the same unit and a shared word of what it measures); None when
     nothing changed, or when the stored text already states the new value."""
     for q in new:
-        if not (q.cue or q.progress):
-            continue
-        # a running count with no cue must say more of what it counts ("completed 15
-        # area problems" after "completed 12 area problems", not any 12 problems)
-        need = _SHARED if q.cue else _SHARED + 1
-        rivals = [o for o in old if not o.goal and _same_measure(q, o, need)]
+        if not q.cue:
+            continue  # a running count with no cue ("completed 15 problems") is not enough:
+            # on the BEAM dev chats every such closure was of another batch of problems
+        rivals = [o for o in old if not o.goal and _same_measure(q, o)]
         if not rivals or any(o.value == q.value for o in rivals):
             continue
-        if q.cue is None and not all(_bigger(q.value, o.value) for o in rivals):
-            continue  # a running count only grows
         what = q.unit or next((o.unit for o in rivals if o.unit), None) or q.kind
-        return f"{what}: {rivals[0].value} -> {q.value} ({q.cue or 'count went on'})"
+        return f"{what}: {rivals[0].value} -> {q.value} ({q.cue})"
     return None
-
-
-def _bigger(a: str, b: str) -> bool:
-    try:
-        return float(a) > float(b)
-    except ValueError:
-        return False

@@ -93,11 +93,12 @@ def test_no_change_is_read(old: str, new: str) -> None:
     assert changed(new, old) is None
 
 
-def test_a_running_count_goes_on_only_upwards_and_for_the_same_thing() -> None:
+def test_a_bigger_count_with_no_cue_closes_nothing_and_a_cue_does() -> None:
     old = "I've completed 12 area calculation problems for my geometry course."
-    assert changed("I've completed 15 area calculation problems for my geometry course.", old)
-    assert not changed("I've completed 9 area calculation problems for my geometry course.", old)
-    assert not changed("I've completed 15 probability problems on coin tosses.", old)
+    assert not changed("I've completed 15 area calculation problems for my geometry course.", old)
+    assert changed(
+        "I've now completed 15 area calculation problems for my geometry course.", old
+    ) == ("problem: 12 -> 15 (now)")
 
 
 def test_code_is_not_read_and_the_changed_sentences_are_named() -> None:
