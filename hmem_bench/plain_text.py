@@ -6,7 +6,9 @@ data, inference off and on.
   data (inference off: today's text-only figure; on: what the words closed);
 - LoCoMo observations (and observations + turns): how many facts inference closed,
   the first 50 with their cue, and R@10 with inference on beside off;
-- the time a write takes with inference on and off (p50, p95).
+- the time a write takes with inference on and off (p50, p95), and what inference adds
+  to the same text's write (``infer_cost``: off and on in turn, under the same load);
+- chat calls per write with a model configured (``model_calls``, the fake server).
 
 ``python -m hmem_bench.plain_text`` (a running Neo4j, ``HMEM_NEO4J_*``); the vectors
 come from the shared MiniLM through the bench's cache, written with each text so the
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -36,10 +39,19 @@ from hmem_bench.data import load_beam, load_locomo
 from hmem_bench.embed_cache import CachedEmbedder
 from hmem_bench.metrics import evaluate
 
-__all__ = ["beam_text", "locomo_text", "main"]
+__all__ = ["beam_text", "infer_cost", "locomo_text", "main", "model_calls", "rule_pairs"]
 
 
-def _percentiles(values: Sequence[float]) -> dict[str, float]:
+def _added(on: Sequence[float | None], off: Sequence[float | None]) -> dict[str, float]:
+    """What inference adds to a write: the same text's write time with it on minus off
+    (the rows are written in the same order both times)."""
+    return _percentiles(
+        [a - b for a, b in zip(on, off, strict=True) if a is not None and b is not None]
+    )
+
+
+def _percentiles(values: Sequence[float | None]) -> dict[str, float]:
+    values = [v for v in values if v is not None]
     if not values:
         return {"p50": 0.0, "p95": 0.0, "n": 0}
     arr = np.asarray(values, dtype=np.float64)
@@ -55,10 +67,11 @@ def _write(
     user: str,
     rows: Sequence[tuple[str, str, Any, Sequence[float]]],
     infer: bool,
-) -> tuple[list[float], list[dict[str, Any]]]:
+) -> tuple[list[float | None], list[dict[str, Any]]]:
     """``rows``: (fact id, text, observed_at, vector), written one ``remember`` each in
-    order. Returns the write times (ms) and the closures inferred."""
-    times: list[float] = []
+    order. Returns the write times (ms, None for a refused text), row by row, and the
+    closures inferred."""
+    times: list[float | None] = []
     closures: list[dict[str, Any]] = []
     texts = {fid: text for fid, text, _, _ in rows}
     for fid, text, when, vector in rows:
@@ -69,6 +82,7 @@ def _write(
                 source="bench-text", infer=infer,
             )  # fmt: skip
         except PolicyRefusal:
+            times.append(None)
             continue
         times.append((time.perf_counter() - started) * 1000)
         for link in result.inferred:
@@ -84,13 +98,47 @@ def _write(
     return times, closures
 
 
-def beam_text(memory: Memory, path: Path, embedder: CachedEmbedder) -> dict[str, Any]:
-    chats = load_beam(path)
-    out: dict[str, Any] = {"source": str(path)}
-    for infer in (False, True):
+#: BEAM's ten chats split in two: the rules were tuned on the dev half only; the test
+#: half's answers are scored, never read while tuning.
+SPLITS = {"dev": range(0, 5), "test": range(5, 10)}
+
+
+def beam_split(chats: Sequence[Any], split: str) -> list[Any]:
+    if split == "all":
+        return list(chats)
+    return [c for i, c in enumerate(chats) if i in SPLITS[split]]
+
+
+def _probe_lines(memory: Memory, corpus: Any, closed: set[str]) -> list[str]:
+    """Per probe: the top three messages (u: updated, o: original, ~closed) and which
+    originals inference closed."""
+    lines = []
+    for probe in corpus.usable:
+        result = memory.search(probe.question, user_id=corpus.user_id, k=5)
+        tags = []
+        for hit in result.hits[:3]:
+            m = beam_bench._message_id(hit.fact.id)
+            kind = "u" if m in probe.updated_ids else "o" if m in probe.original_ids else "-"
+            tags.append(f"{kind}{m}{'~' if hit.fact.id in closed else ''}")
+        origs = [f"{o}{'~' if corpus.fact_id(o) in closed else ''}" for o in probe.original_ids]
+        lines.append(f"{probe.question[:70]} | top {' '.join(tags)} | originals {origs}")
+    return lines
+
+
+def beam_text(
+    memory: Memory,
+    path: Path,
+    embedder: CachedEmbedder,
+    split: str = "all",
+    settings: Sequence[bool] = (False, True),
+) -> dict[str, Any]:
+    chats = beam_split(load_beam(path), split)
+    out: dict[str, Any] = {"source": str(path), "split": split}
+    for infer in settings:
         verdicts: list[dict[str, bool]] = []
-        times: list[float] = []
+        times: list[float | None] = []
         closures: list[dict[str, Any]] = []
+        probes: list[str] = []
         for chat in chats:
             tag = "-text-infer" if infer else "-text"
             corpus = beam_bench.build_corpus(
@@ -107,6 +155,9 @@ def beam_text(memory: Memory, path: Path, embedder: CachedEmbedder) -> dict[str,
             closures += c
             v, _ = beam_bench.evaluate_hmem(memory, corpus)
             verdicts += v
+            closed = {f.id for f in memory.facts(user_id=corpus.user_id, limit=1000)}
+            closed = {fid for fid, _, _, _ in rows} - closed
+            probes += _probe_lines(memory, corpus, closed)
             print(f"BEAM {chat.chat_id} infer={infer}: {len(rows)} writes", file=sys.stderr)
             memory.erase_user(corpus.user_id)
         out["infer" if infer else "no_infer"] = {
@@ -114,8 +165,19 @@ def beam_text(memory: Memory, path: Path, embedder: CachedEmbedder) -> dict[str,
             "closed": len(closures),
             "write_ms": _percentiles(times),
             "closures": closures[:20],
+            "probes": probes,
         }
     return out
+
+
+# Words a change is said with: the texts that hold them are where closures could be
+# (the evidence beside the count of closures, which is small on LoCoMo).
+CHANGE_WORDS = re.compile(
+    r"\b(?:moved|now works|now lives|no longer|used to|changed|switched|quit|new job|"
+    r"started working|broke up|passed away|divorc\w*|got a new|adopted|is now|now has|"
+    r"not anymore|stopped)\b",
+    re.IGNORECASE,
+)
 
 
 def locomo_text(
@@ -127,8 +189,9 @@ def locomo_text(
         per: dict[str, Any] = {}
         for infer in (False, True):
             ranked = []
-            times: list[float] = []
+            times: list[float | None] = []
             closures: list[dict[str, Any]] = []
+            all_rows: list[tuple[str, str, Any, Any]] = []
             for conv in convs:
                 corpus = locomo_bench.build_corpus(conv, setting, embedder)
                 user = locomo_bench.user_id_for(conv.conversation_id, setting)
@@ -147,6 +210,7 @@ def locomo_text(
                     for i in order
                 ]
                 t, c = _write(memory, user, rows, infer)
+                all_rows += rows
                 times += t
                 closures += c
                 ranked += list(locomo_bench.search_hmem(memory, corpus))
@@ -156,14 +220,129 @@ def locomo_text(
                 )
                 memory.erase_user(user)
             scores = evaluate(ranked)
+            worded = [t for _, t, _, _ in all_rows if CHANGE_WORDS.search(t)]
+            closed_texts = {c["closed"] for c in closures}
             per["infer" if infer else "no_infer"] = {
                 "r@10": round(scores.get("k10"), 4),
+                "writes": len(all_rows),
+                "change_worded": len(worded),
+                "change_worded_examples": [
+                    {"text": t[:160], "closed_something": t[:160] in {c["by"] for c in closures}}
+                    for t in worded[:20]
+                ],
+                "closed_texts": len(closed_texts),
                 "closed": len(closures),
                 "write_ms": _percentiles(times),
                 "closures": closures[:50],
             }
         out[setting] = per
     return out
+
+
+def infer_cost(
+    memory: Memory, embedder: CachedEmbedder, path: Path, writes: int = 120
+) -> dict[str, Any]:
+    """What inference adds to a write: LoCoMo conv-26's observations, each written
+    twice in turn (inference off for one user, on for another), so both writes of a
+    text run under the same load of this shared machine; the difference per text."""
+    [conv] = load_locomo(path)[:1]
+    corpus = locomo_bench.build_corpus(conv, "facts", embedder)
+    dates = {s.session_id: s.date for s in conv.sessions}
+    rows = [
+        (item.id, item.text, dates[item.session], vector)
+        for item, vector in zip(corpus.items[:writes], corpus.vectors, strict=False)
+    ]
+    users = ("bench-text-cost-off", "bench-text-cost-on")
+    for user in users:
+        memory.erase_user(user)
+    off: list[float | None] = []
+    on: list[float | None] = []
+    for row in rows:
+        off += _write(memory, users[0], [row], False)[0]
+        on += _write(memory, users[1], [row], True)[0]
+    for user in users:
+        memory.erase_user(user)
+    return {
+        "writes": len(rows),
+        "off_ms": _percentiles(off),
+        "on_ms": _percentiles(on),
+        "added_ms": _added(on, off),
+    }
+
+
+def model_calls(
+    config: Config, embedder: CachedEmbedder, path: Path, writes: int = 60
+) -> dict[str, Any]:
+    """Chat calls per write with a model configured (the bench's fake OpenAI server,
+    which counts them): LoCoMo conv-26's first observations written as text, inference
+    on. One judging call per write that has neighbours, none per neighbour."""
+    from hmem_bench.fake_llm import FakeModelServer
+
+    [conv] = load_locomo(path)[:1]
+    corpus = locomo_bench.build_corpus(conv, "facts", embedder)
+    dates = {s.session_id: s.date for s in conv.sessions}
+    rows = [
+        (item.id + "-model", item.text, dates[item.session], vector)
+        for item, vector in zip(corpus.items[:writes], corpus.vectors, strict=False)
+    ]
+    with FakeModelServer(embedding_dim=config.embedding_dim) as fake:
+        settings = Config(
+            **{**config.model_dump(), "llm_base_url": fake.base_url, "llm_api_key": fake.api_key}
+        )
+        with Memory(settings, embedder=embedder.client) as memory:
+            user = "bench-text-model"
+            memory.erase_user(user)
+            fake.reset_counts()
+            times, _ = _write(memory, user, rows, True)
+            memory.erase_user(user)
+        return {
+            "writes": len(rows),
+            "chat_calls": fake.chat_calls,
+            "chat_calls_per_write": round(fake.chat_calls / len(rows), 3) if rows else 0.0,
+            "by_schema": dict(fake.by_schema),
+            "write_ms": _percentiles(times),
+        }
+
+
+def rule_pairs(path: Path, setting: str, conversations: int = 5) -> dict[str, Any]:
+    """With no store: every LoCoMo text against every earlier one of its conversation,
+    by the rules a write applies to its neighbours (``changes.decide``, then the number
+    rule; long texts the number rule only). An upper bound of what inference can close,
+    since a write reads only its neighbours; the first 50 listed with their cue."""
+    from hmem.infer.changes import decide, owner, read_claims
+    from hmem.infer.quantities import changed_value, read_quantities
+    from hmem.infer.write import MAX_STATEMENT_WORDS
+
+    found: list[dict[str, str]] = []
+    writes = 0
+    for conv in load_locomo(path)[:conversations]:
+        dates = {s.session_id: s.date for s in conv.sessions}
+        items = sorted(locomo_bench.build_items(conv, setting), key=lambda i: dates[i.session])
+        texts = [i.text for i in items]
+        claims = read_claims(texts)
+        for k, (text, new) in enumerate(zip(texts, claims, strict=True)):
+            writes += 1
+            numbers_only = len(text.split()) > MAX_STATEMENT_WORDS or text.rstrip().endswith("?")
+            quantities = read_quantities(text)
+            for old_text, old in zip(texts[:k], claims[:k], strict=True):
+                decision = None if numbers_only else decide(new, old)
+                cue = reason = None
+                if decision is not None and decision.op == "supersede" and decision.reason:
+                    cue, reason = decision.cue, decision.reason.value
+                elif (
+                    decision is None
+                    and not new.added
+                    and owner(new) is not None
+                    and owner(new) == owner(old)
+                ):
+                    cue = changed_value(quantities, read_quantities(old_text))
+                    reason = "contradiction"
+                if cue is not None:
+                    found.append(
+                        {"closed": old_text[:160], "by": text[:160], "reason": str(reason),
+                         "cue": cue}
+                    )  # fmt: skip
+    return {"setting": setting, "writes": writes, "closures": len(found), "listed": found[:50]}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -175,8 +354,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=Path(".hmem/bench-cache"))
     parser.add_argument("--locomo-conversations", type=int, default=1)
     parser.add_argument("--skip-locomo", action="store_true")
+    parser.add_argument("--skip-beam", action="store_true")
+    parser.add_argument("--infer", choices=("both", "on", "off"), default="both")
+    parser.add_argument(
+        "--split", choices=("dev", "test", "all"), default="all", help="BEAM chats 1-5, 6-10"
+    )
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument(
+        "--pairs", action="store_true", help="only the rules over every LoCoMo pair, no store"
+    )
     args = parser.parse_args(argv)
+    if args.pairs:
+        locomo = args.data / "locomo" / "locomo_dev.jsonl"
+        pairs = [rule_pairs(locomo, setting) for setting in ("facts", "full")]
+        print(json.dumps(pairs, indent=2))
+        return 0
     config = Config()
     config = Config(**{**config.model_dump(), "max_fact_chars": max(config.max_fact_chars, 16_000)})
     local = LocalEmbeddings(model_dir=args.model_dir, expected_dim=config.embedding_dim)
@@ -184,8 +376,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, Any] = {}
     with Memory(config, embedder=local) as memory:
         memory.init_schema()
-        results["beam"] = beam_text(memory, args.data / "beam" / "beam_100k_dev.jsonl", embedder)
+        if not args.skip_beam:
+            results["beam"] = beam_text(
+                memory,
+                args.data / "beam" / "beam_100k_dev.jsonl",
+                embedder,
+                args.split,
+                {"both": (False, True), "on": (True,), "off": (False,)}[args.infer],
+            )
         if not args.skip_locomo:
+            results["infer_cost"] = infer_cost(
+                memory, embedder, args.data / "locomo" / "locomo_dev.jsonl"
+            )
+            results["model"] = model_calls(
+                config, embedder, args.data / "locomo" / "locomo_dev.jsonl"
+            )
             results["locomo"] = locomo_text(
                 memory,
                 args.data / "locomo" / "locomo_dev.jsonl",

@@ -385,6 +385,12 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
                 results["plain_text"]["locomo"] = plain_text.locomo_text(
                     memory, options.locomo, embedder, options.plain_text_conversations
                 )
+                results["plain_text"]["infer_cost"] = plain_text.infer_cost(
+                    memory, embedder, options.locomo
+                )
+                results["plain_text"]["model"] = plain_text.model_calls(
+                    config, embedder, options.locomo
+                )
 
         speed_out["neo4j_memory"] = speed.neo4j_memory(
             memory._driver, config.neo4j_database, neo4j_home

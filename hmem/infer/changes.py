@@ -37,6 +37,7 @@ __all__ = [
     "Claim",
     "Decision",
     "decide",
+    "owner",
     "parser_pipeline",
     "read_claims",
     "slot_words",
@@ -73,7 +74,11 @@ SLOTS: dict[str, tuple[tuple[str, ...], bool]] = {
         True,
     ),
     "occupation": (
-        (r"\b(?:work|works|working|worked|job)\s+as\s+(?:an?\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)",),
+        (
+            r"\b(?:work|works|working|worked|job)\s+as\s+(?:an?\s+)?(?P<v>[a-z]+"
+            r"(?:\s+(?!(?:to|for|at|in|and|with|but|since|from|the|an?|of|on|until|before|"
+            r"after|when|who|which|that|yesterday|today|now|last|recently)\b)[a-z]+)?)",
+        ),
         True,
     ),
     "partner": (
@@ -134,9 +139,10 @@ _CORRECT = re.compile(
     re.IGNORECASE,
 )
 _END = re.compile(
-    r"\b(?:pass(?:ed)? away|died|dies|put down|broke up|break up|split up|divorced|"
+    r"(?<!\\)\b(?:pass(?:ed)? away|died|dies|put down|broke up|break up|split up|divorced|"
     r"quit|resigned|left|retired|no longer|not anymore|n't \w+ anymore|stopped|gave up|"
-    r"ended|sold|lost|moved out|got fired|was fired|laid off|graduated)\b",
+    r"ended(?! up\b)|sold|(?<!being )(?<!get )(?<!got )(?<!feel )(?<!felt )lost(?! in\b)|moved out|"
+    r"got fired|was fired|laid off|graduated)\b",
     re.IGNORECASE,
 )
 _NOW = re.compile(r"\b(?:now|currently|these days|nowadays|new)\b", re.IGNORECASE)
@@ -168,6 +174,7 @@ class Claim:
     added: bool = False  # "too", "also": alongside, not instead
     corrects: str | None = None  # the cue of a correction
     ends: str | None = None  # the cue of an ending
+    ended: str = ""  # the clause of the ending ("Jon lost his job"): what it names ended
     now: bool = False
     words: frozenset[str] = field(default_factory=frozenset)
 
@@ -314,16 +321,24 @@ def read_claims(texts: list[str]) -> list[Claim]:
     return [known[t] for t in texts]
 
 
-def _read(texts: list[str]) -> list[Claim]:
+# A chat turn as text: "Caroline: I moved to Berlin" is Caroline's, not the user's.
+_SPEAKER = re.compile(r"^(?P<who>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+")
+
+
+def _read(originals: list[str]) -> list[Claim]:
+    speakers = [_SPEAKER.match(t) for t in originals]
+    texts = [t[m.end() :] if m else t for t, m in zip(originals, speakers, strict=True)]
     nlp = parser_pipeline()
     docs = (
         list(nlp.pipe(t[:PARSE_CHARS] for t in texts)) if nlp is not None else [None] * len(texts)
     )
     out = []
-    for text, doc in zip(texts, docs, strict=True):
+    for original, speaker, text, doc in zip(originals, speakers, texts, docs, strict=True):
         subject = _subject_from_parse(doc) if doc is not None else _subject_from_words(text)
         if doc is not None and subject is None and not any(t.dep_ == "nsubj" for t in doc):
             subject = _subject_from_words(text)
+        if speaker is not None and subject is not None and subject.split(".")[0] == "user":
+            subject = speaker.group("who").lower() + subject[len("user") :]
         lemmas = (
             frozenset(t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop)
             if doc is not None
@@ -340,7 +355,8 @@ def _read(texts: list[str]) -> list[Claim]:
                 ends = None
         out.append(
             Claim(
-                text=text,
+                ended=_clause_of(text, ends.start(), ends.end()) if ends else "",
+                text=original,
                 subject=subject,
                 slot=slot,
                 value=value,
@@ -352,6 +368,20 @@ def _read(texts: list[str]) -> list[Claim]:
             )
         )
     return out
+
+
+# Where an ending's clause stops: "Jon lost his job but used it to start a dance studio"
+# ends the job, not the studio.
+_CLAUSE_BREAK = re.compile(
+    r"[,;:.!?]|\s(?:but|and|so|because|after|which|while|then|to|as)\s", re.IGNORECASE
+)
+
+
+def _clause_of(text: str, start: int, end: int) -> str:
+    breaks = [m for m in _CLAUSE_BREAK.finditer(text)]
+    left = max((m.end() for m in breaks if m.end() <= start), default=0)
+    right = min((m.start() for m in breaks if m.start() >= end), default=len(text))
+    return text[left:right]
 
 
 def slot_words(claim: Claim) -> list[str]:
@@ -366,7 +396,8 @@ def slot_words(claim: Claim) -> list[str]:
     return words
 
 
-def _owner(claim: Claim) -> str | None:
+def owner(claim: Claim) -> str | None:
+    """Whose the claim is: "user", "maya" ("maya.sister" is Maya's); None: unknown."""
     if claim.subject is None or claim.subject.startswith("?"):
         return None
     return claim.subject.split(".")[0]
@@ -375,7 +406,30 @@ def _owner(claim: Claim) -> str | None:
 def _overlap(a: Claim, b: Claim) -> set[str]:
     """Content words both share (names, nouns): what an ending must name of the fact
     it ends ("Rex", "marathon", "Google")."""
-    return set(a.words & b.words) - {"user", "year", "week", "month", "day", "today", "now"}
+    whose = {owner(a) or ""}  # the owner is no thing ended
+    return set(a.words & b.words) - _WHEN - whose
+
+
+_WHEN = frozenset(
+    [
+        "user",
+        "year",
+        "week",
+        "month",
+        "day",
+        "today",
+        "now",
+        "recently",
+        "lately",
+        "ago",
+        "yesterday",
+        "tonight",
+        "last",
+        "next",
+        "soon",
+        "just",
+    ]
+)
 
 
 # An ending that names no value still names its slot: "I quit my job" ends the employer.
@@ -390,7 +444,7 @@ def _ending(new: Claim, old: Claim) -> Decision | None:
     """``new`` says something ended ("passed away", "broke up", "quit"): it ends the
     stored fact of the same owner that names the same thing, never one of someone else."""
     assert new.ends is not None
-    if old.ends is not None or _owner(new) is None or _owner(new) != _owner(old):
+    if old.ends is not None or owner(new) is None or owner(new) != owner(old):
         return None
     if new.slot is not None and new.slot == old.slot and new.subject == old.subject:
         if new.value == old.value or (old.value and old.value in new.text.lower()):
@@ -402,10 +456,12 @@ def _ending(new: Claim, old: Claim) -> Decision | None:
         and any(_ENDED_SLOT.get(w) == old.slot for w in new.words)
     ):
         return Decision("supersede", SupersedeReason.ENDED, new.ends)
-    if new.subject == old.subject and old.value and old.value in new.text.lower():
+    if new.subject == old.subject and old.value and old.value in new.ended.lower():
         return Decision("supersede", SupersedeReason.ENDED, new.ends)  # "broke up with Alex"
-    shared = _overlap(new, old) - _words(new.ends)
-    named = old.words - {"user", "now"}
+    # what the ending's own clause names, not a word of the rest ("lost his job but
+    # started a dance studio" ends no studio)
+    shared = (_overlap(new, old) & _words(new.ended)) - _words(new.ends)
+    named = old.words - {"user", "now", owner(old) or ""}
     # the ending must name much of what the stored fact is about (its pet's name and
     # kind, the marathon it trained for), not share a word in passing
     if shared and len(shared) >= 0.4 * len(named):
@@ -417,11 +473,13 @@ def decide(new: Claim, old: Claim) -> Decision | None:
     """What ``new`` does to the stored ``old``: None leaves it alone."""
     if new.added and not new.corrects:
         return None  # "I started playing padel too": alongside, not instead
+    if new.ends and old.ends:
+        return None  # two endings: nothing stands to be closed or contradicted
     if new.ends:
         ended = _ending(new, old)
         if ended is not None or new.slot is None or new.slot != old.slot:
             return ended
-    if new.subject is None or new.subject != old.subject or _owner(new) is None:
+    if new.subject is None or new.subject != old.subject or owner(new) is None:
         return None  # "Tom's sister moved to Madrid" changes nothing of the user's
     if new.slot is None or new.slot != old.slot:
         return None

@@ -18,10 +18,11 @@ from hmem._text import fact_hash
 from hmem.errors import HmemError
 from hmem.graph.search import lucene_prefix
 from hmem.graph.store import GraphStore
-from hmem.infer.changes import Claim, Decision, decide, read_claims, slot_words
+from hmem.infer.changes import Claim, Decision, decide, owner, read_claims, slot_words
 from hmem.infer.dates import Interval, read_interval
 from hmem.infer.model import judge
-from hmem.models import SupersedeTarget
+from hmem.infer.quantities import Quantity, change_sentences, changed_value, read_quantities
+from hmem.models import SupersedeReason, SupersedeTarget
 from hmem.recall.query import lucene_query
 
 __all__ = ["InferredWrite", "infer_write", "neighbours"]
@@ -120,10 +121,12 @@ def infer_write(
         # "Maya is training for the Berlin Marathon in September": true now; the date is
         # the event's it is for, not when the training starts
         interval = Interval(cue=interval.cue)
+    quantities = read_quantities(text)
     if text.rstrip().endswith("?") or len(text.split()) > MAX_STATEMENT_WORDS:
         # a question states nothing; a long chat message is not one statement: its words
-        # are read for dates only
-        result = InferredWrite(interval=interval)
+        # are read for dates, and for a number it says changed ("coverage has recently
+        # improved to 78%"), nothing else
+        result = _changed_numbers(store, user_id, text, interval, vector, names, k, quantities)
         result.seconds = time.perf_counter() - started
         return result
     [new] = read_claims([text])
@@ -140,6 +143,14 @@ def infer_write(
                 result.model_error = type(exc).__name__
         for row, old in zip(near, olds, strict=True):
             decision = decide(new, old) if judged is None else judged.get(row["id"])
+            if (
+                decision is None
+                and judged is None
+                and not new.added
+                and owner(new) is not None
+                and owner(new) == owner(old)
+            ):
+                decision = _number_decision(quantities, row["text"])
             if decision is None:
                 continue
             score = round(float(row["score"] or 0.0), 4)
@@ -159,6 +170,51 @@ def infer_write(
                 )
             )
     result.seconds = time.perf_counter() - started
+    return result
+
+
+def _number_decision(quantities: tuple[Quantity, ...], old_text: str) -> Decision | None:
+    cue = changed_value(quantities, read_quantities(old_text))
+    return None if cue is None else Decision("supersede", SupersedeReason.CONTRADICTION, cue)
+
+
+def _changed_numbers(
+    store: GraphStore,
+    user_id: str,
+    text: str,
+    interval: Interval,
+    vector: Sequence[float] | None,
+    names: Sequence[str],
+    k: int,
+    quantities: tuple[Quantity, ...],
+) -> InferredWrite:
+    """A long message or a question: only the numbers it says changed close anything,
+    in a stored text of the same owner that states another value of the same measure.
+    Its neighbours: the vector's, and the full-text ones of the changed sentences."""
+    changed = change_sentences(text, quantities)
+    if not changed:
+        return InferredWrite(interval=interval)
+    [new] = read_claims([text])
+    # a long message's vector is about all of it: more of its neighbours are read (the
+    # number rule costs a regex pass each, no parse)
+    near = neighbours(store, user_id, " ".join(changed), vector, names, 2 * k)
+    result = InferredWrite(interval=interval, neighbours=len(near), claim=new)
+    if owner(new) is None:
+        return result
+    olds = read_claims([row["text"] for row in near])
+    for row, old in zip(near, olds, strict=True):
+        decision = _number_decision(quantities, row["text"]) if owner(old) == owner(new) else None
+        if decision is None:
+            continue
+        result.supersedes.append(
+            SupersedeTarget(
+                target_id=row["id"],
+                reason=SupersedeReason.CONTRADICTION,
+                inferred=True,
+                cue=decision.cue[:200],
+                score=round(float(row["score"] or 0.0), 4),
+            )
+        )
     return result
 
 

@@ -39,6 +39,8 @@ R = SupersedeReason
         ("I broke up with Alex.", "I am dating Alex.", R.ENDED),
         ("I quit my job.", "I work at Google.", R.ENDED),
         ("I moved to Kreuzberg Berlin.", "I live in Berlin.", R.REFINEMENT),
+        ("Lena: I just moved to Seattle!", "Lena: I live in Boston.", R.CONTRADICTION),
+        ("Priya's cat Miso died last night.", "Priya has a cat named Miso.", R.ENDED),
     ],
 )
 def test_changes_that_close(new: str, old: str, reason: SupersedeReason) -> None:
@@ -59,6 +61,15 @@ def test_changes_that_close(new: str, old: str, reason: SupersedeReason) -> None
         ("We adopted a puppy called Bella.", "I have a dog named Rex."),
         ("I have a meeting on Friday.", "I have a meeting tomorrow."),
         ("She moved to Rome.", "I live in Paris."),
+        # an ending ends what its own clause names, not a word of the rest
+        (
+            "Priya lost her job but used it to open her own pottery studio.",
+            "Priya runs a small pottery studio downtown.",
+        ),
+        ("Priya has recently graduated.", "Priya went hiking with her brother recently."),
+        ("Priya finds being lost in a mystery novel relaxing.", "Priya reads mystery novels."),
+        # a chat turn is its speaker's: another speaker's move closes nothing
+        ("Omar: I moved to Denver last year.", "Lena: I live in Boston."),
     ],
 )
 def test_changes_that_close_nothing(new: str, old: str) -> None:
