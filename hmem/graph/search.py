@@ -576,6 +576,20 @@ class FactSearch:
         rows, _ = self._query("recall_touch", routing="w", user_id=user_id, ids=list(ids), at=at)
         return int(rows[0]["touched"]) if rows else 0
 
+    def touch_many(self, user_id: str, touches: Sequence[tuple[str, datetime]]) -> int:
+        """``touch`` for many facts at their own times, in one statement (the batched
+        touches of hmem.recall.touches)."""
+        user_id = check_user_id(user_id)
+        if not touches:
+            return 0
+        rows, _ = self._query(
+            "recall_touch_many",
+            routing="w",
+            user_id=user_id,
+            touches=[{"id": fid, "at": at} for fid, at in touches],
+        )
+        return int(rows[0]["touched"]) if rows else 0
+
     def expire_episodic(self, user_id: str, *, cutoff: datetime, now: datetime) -> list[str]:
         """Close (never erase) this user's episodic facts unused since ``cutoff``."""
         user_id = check_user_id(user_id)
