@@ -423,6 +423,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
                     options.latency_sizes,
                     "--queries",
                     str(options.latency_queries),
+                    "--http",  # and Memory.search() / HTTP on LoCoMo shapes (issue 36)
                     "--stop",
                 ],
                 timeout=2400,
