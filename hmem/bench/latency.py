@@ -567,7 +567,7 @@ def _search_shapes(args: argparse.Namespace, bench: Bench) -> list[Any]:
     if not locomo.is_file() or not Path(args.model_dir).is_dir():
         say(f"search shapes: skipped ({locomo} or {args.model_dir} absent)")
         return []
-    from hmem.bench.latency_search import run_search_shapes
+    from hmem.bench.latency_search import run_search_shapes, write_search_report
 
     if args.uri is None:
         assert bench.server is not None
@@ -576,7 +576,7 @@ def _search_shapes(args: argparse.Namespace, bench: Bench) -> list[Any]:
         uri, password = args.uri, args.password
     config = Config(neo4j_uri=uri, neo4j_password=password, neo4j_database=args.database)
     say("== Memory.search() on real data, embedding included (hmem.bench.latency_search)")
-    return run_search_shapes(
+    runs = run_search_shapes(
         config,
         locomo=locomo,
         model_dir=Path(args.model_dir),
@@ -586,6 +586,11 @@ def _search_shapes(args: argparse.Namespace, bench: Bench) -> list[Any]:
         questions=args.search_questions,
         say=say,
     )
+    if args.search_out:
+        write_search_report(
+            Path(args.search_out), runs, " ".join(["python -m hmem.bench.latency", *sys.argv[1:]])
+        )
+    return runs
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -668,6 +673,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--search-questions", type=int, default=150)
     parser.add_argument("--locomo", default="../shared/data/locomo/locomo_dev.jsonl")
     parser.add_argument("--embed-cache", default=".hmem/bench-cache")
+    parser.add_argument(
+        "--search-out",
+        default=None,
+        help="folder for search_latency.json / .md (the search shapes' figures)",
+    )
     parser.add_argument("--stop", action="store_true", help="stop the started server at the end")
     parser.add_argument(
         "--plain-cypher",

@@ -23,6 +23,8 @@ Touches (``last_used_at``) are on, as for a user.
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
 import threading
 import time
@@ -37,7 +39,7 @@ from hmem.bench import locomo as locomo_bench
 from hmem.bench.data import Conversation, load_locomo
 from hmem.bench.embed_cache import CachedEmbedder
 
-__all__ = ["SearchRun", "measure_shape", "run_search_shapes"]
+__all__ = ["SearchRun", "measure_shape", "run_search_shapes", "write_search_report"]
 
 K = 30
 WARMUP = 30
@@ -326,3 +328,30 @@ def run_search_shapes(
             server.close()
         embedder.close()
     return runs
+
+
+def write_search_report(out: Path, runs: Sequence[SearchRun], command: str) -> None:
+    """search_latency.json and search_latency.md in ``out``: the figures, the command,
+    when, and how busy the machine was (its load average: these are wall times)."""
+    out.mkdir(parents=True, exist_ok=True)
+    load = os.getloadavg()
+    meta = {
+        "command": command,
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "cores": os.cpu_count(),
+        "load_average_1_5_15": [round(x, 2) for x in load],
+    }
+    data = {"meta": meta, "shapes": [r.as_dict() for r in runs]}
+    (out / "search_latency.json").write_text(json.dumps(data, indent=2) + "\n")
+    md = [
+        "# Memory.search() latency on real data (hmem.bench.latency_search)",
+        "",
+        f"`{command}`, finished {meta['finished']}, {meta['cores']} cores, load average "
+        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min) when it ended.",
+        "",
+        "```",
+        *[line for r in runs for line in r.lines()],
+        "```",
+        "",
+    ]
+    (out / "search_latency.md").write_text("\n".join(md))
