@@ -4,7 +4,9 @@ A search hands the ids it returned to ``Touches.add`` and returns; a worker thre
 writes what gathered ``delay_s`` later, one statement per user, each fact stamped with
 the latest time it was used. Before, every search wrote its own touch right away, on a
 thread of its own, and the write overlapped the next search (9 to 13 % of it, issue
-36). ``flush`` writes now (tests, expiry, shutdown).
+36). ``flush`` writes now (tests, expiry, shutdown). A process that ends without
+``Memory.shutdown()`` loses at most the last ``delay_s`` of touches: a touch only
+postpones episodic expiry.
 """
 
 from __future__ import annotations
