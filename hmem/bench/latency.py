@@ -586,9 +586,14 @@ def _search_shapes(args: argparse.Namespace, bench: Bench) -> list[Any]:
         questions=args.search_questions,
         say=say,
     )
-    if args.search_out:
+    if args.search_out:  # the command as run, but never the password (reports are committed)
+        shown = [
+            "***" if before == "--password" else a
+            for before, a in zip(["", *sys.argv[1:]], sys.argv[1:], strict=False)
+        ]
+        shown = [a.split("=", 1)[0] + "=***" if a.startswith("--password=") else a for a in shown]
         write_search_report(
-            Path(args.search_out), runs, " ".join(["python -m hmem.bench.latency", *sys.argv[1:]])
+            Path(args.search_out), runs, " ".join(["python -m hmem.bench.latency", *shown])
         )
     return runs
 
