@@ -553,6 +553,51 @@ class Bench:
         return self.driver
 
 
+def _cell(values: Sequence[float]) -> str:
+    return " / ".join(f"{_pct(values, q):.1f}" for q in (50, 95, 99)) + " ms"
+
+
+def _search_shapes(args: argparse.Namespace, bench: Bench) -> list[Any]:
+    """``Memory.search()`` end to end on real data (hmem_bench.latency_search), on the
+    same server as the synthetic sizes."""
+    shapes = [s for s in args.search_shapes.split(",") if s]
+    locomo = Path(args.locomo)
+    if not shapes:
+        return []
+    if not locomo.is_file() or not Path(args.model_dir).is_dir():
+        say(f"search shapes: skipped ({locomo} or {args.model_dir} absent)")
+        return []
+    from hmem_bench.latency_search import run_search_shapes, write_search_report
+
+    if args.uri is None:
+        assert bench.server is not None
+        uri, password = bench.server.bolt_uri, bench.server.password()
+    else:
+        uri, password = args.uri, args.password
+    config = Config(neo4j_uri=uri, neo4j_password=password, neo4j_database=args.database)
+    say("== Memory.search() on real data, embedding included (hmem_bench.latency_search)")
+    runs = run_search_shapes(
+        config,
+        locomo=locomo,
+        model_dir=Path(args.model_dir),
+        cache_dir=Path(args.embed_cache),
+        shapes=shapes,
+        http=args.http,
+        questions=args.search_questions,
+        say=say,
+    )
+    if args.search_out:  # the command as run, but never the password (reports are committed)
+        shown = [
+            "***" if before == "--password" else a
+            for before, a in zip(["", *sys.argv[1:]], sys.argv[1:], strict=False)
+        ]
+        shown = [a.split("=", 1)[0] + "=***" if a.startswith("--password=") else a for a in shown]
+        write_search_report(
+            Path(args.search_out), runs, " ".join(["python -m hmem_bench.latency", *shown])
+        )
+    return runs
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m hmem_bench.latency", description=__doc__)
     parser.add_argument("--uri", help="an existing Neo4j (default: start one on port 7727)")
@@ -620,6 +665,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--crossover", default="", help="big-user sizes, e.g. 1000,4000,16000")
     parser.add_argument("--model-dir", default=str(DEFAULT_MODEL))
+    parser.add_argument(
+        "--search-shapes",
+        default="facts,full,30k",
+        help="Memory.search() on real data (hmem_bench.latency_search): LoCoMo 'facts', "
+        "'full' (facts + turns), NNk (one user of NN thousand facts); '' for none",
+    )
+    parser.add_argument(
+        "--search-only", action="store_true", help="only the search shapes, no synthetic sizes"
+    )
+    parser.add_argument("--http", action="store_true", help="search shapes: HTTP /search too")
+    parser.add_argument("--search-questions", type=int, default=150)
+    parser.add_argument("--locomo", default="../shared/data/locomo/locomo_dev.jsonl")
+    parser.add_argument("--embed-cache", default=".hmem/bench-cache")
+    parser.add_argument(
+        "--search-out",
+        default=None,
+        help="folder for search_latency.json / .md (the search shapes' figures)",
+    )
     parser.add_argument("--stop", action="store_true", help="stop the started server at the end")
     parser.add_argument(
         "--plain-cypher",
@@ -638,7 +701,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         world = World(args.users, _vocabulary(2_000, rng), _vocabulary(400, rng))
         driver = bench.connect(wipe=args.fresh)
         indexed = schema_without_vector(driver, args.database)
-        sizes = [int(s) for s in args.sizes.split(",") if s]
+        sizes = [] if args.search_only else [int(s) for s in args.sizes.split(",") if s]
         big: World | None = None
         for size in sizes:
             want = size // args.users
@@ -704,6 +767,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sizes = [int(s) for s in args.crossover.split(",") if s]
             crossover(bench.driver, args.database, world, sizes, args.k, reps=30)
         embed = measure_embedding(Path(args.model_dir))
+        searched = _search_shapes(args, bench)
         say("")
         say("| facts | vector index | server p50 / p95 / p99 | search() p50 / p95 / p99 |")
         say("|------:|--------------|------------------------|--------------------------|")
@@ -720,6 +784,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             ]
             mean = sum(got["recall"]) / max(1, len(got["recall"]))
             say(f"| {label} | recall@{args.k} {mean:.3f} | {cells[0]} | {cells[1]} |")
+        for run in searched:
+            say(
+                f"| {run.shape}: search() {_cell(run.search)}, embedding {_cell(run.embed)}, "
+                f"server {_cell(run.server)}"
+                + (f", HTTP {_cell(run.http)}" if run.http else "")
+                + f"; search() / (embedding + server) {run.ratio_of_p50():.2f} |"
+            )
         if embed:
             say(
                 "query embedding (apart): p50 / p95 / p99 "

@@ -161,12 +161,16 @@ def build_corpus(conv: Conversation, setting: str, embedder: CachedEmbedder) -> 
 
 
 def ingest(
-    memory: Any, corpus: LocomoCorpus, tick: Callable[[int], None] | None = None
+    memory: Any,
+    corpus: LocomoCorpus,
+    tick: Callable[[int], None] | None = None,
+    *,
+    user: str | None = None,
 ) -> dict[str, Any]:
     """Write the corpus through ``Memory.remember_many``, one transaction per session
-    in date order, the session date as both valid and known time. Returns counts and
-    the write time."""
-    user = user_id_for(corpus.conversation.conversation_id, corpus.setting)
+    in date order, the session date as both valid and known time, for ``user`` (the
+    conversation's bench user by default). Returns counts and the write time."""
+    user = user or user_id_for(corpus.conversation.conversation_id, corpus.setting)
     memory.erase_user(user)
     by_session: dict[int, list[FactDraft]] = {}
     dates = {s.session_id: s.date for s in corpus.conversation.sessions}

@@ -429,6 +429,9 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
                     options.latency_sizes,
                     "--queries",
                     str(options.latency_queries),
+                    "--http",  # and Memory.search() / HTTP on LoCoMo shapes (issue 36)
+                    "--search-out",
+                    str(options.out),
                     "--stop",
                 ],
                 timeout=2400,

@@ -7,14 +7,25 @@ fastembed knows (named by ``embed_model``, or by the folder itself, e.g.
 ``all-MiniLM-L6-v2-onnx``) gets fastembed's pooling for it; any other sentence-transformers
 ONNX export is registered as a custom model, with the pooling its ``1_Pooling/config.json``
 names. ``fastembed`` is imported only when a model is loaded.
+
+Two paths, chosen by the caller: ``embed`` (batches: fastembed's session, every core,
+threads that spin between runs) and ``embed_query`` (a search's one or two texts: a
+second ONNX session over the same model file, ``query_threads`` intra-op threads, one
+inter-op, no spinning). fastembed exposes no session options beyond its thread count,
+so that session is built here with onnxruntime; it shares fastembed's tokenizer and
+pooling, so both paths give the same vectors. The spinning threads of a throughput
+session keep a core busy for a while after each run, which is what a search's next
+steps (the Bolt round trip, ranking) paid for.
 """
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -116,10 +127,14 @@ class LocalEmbeddings:
         batch_size: int = 64,
         expected_dim: int | None = None,
         threads: int | None = None,
+        query_threads: int | None = None,
     ) -> None:
         """Load ``model`` (default bge-small) from ``model_dir``, else from fastembed's
         cache in ``cache_dir``, else download it there when ``download`` is set.
-        ``ModelNotConfiguredError`` says which variable to set when none of these works."""
+        ``ModelNotConfiguredError`` says which variable to set when none of these works.
+        ``threads``: the batch path's (fastembed's default: every core);
+        ``query_threads``: ``embed_query``'s (default: up to 2; more costs a short
+        text more in waking them than they save)."""
         if batch_size < 1:
             raise ConfigError(f"embed_batch_size must be at least 1, not {batch_size}")
         fastembed = _fastembed()
@@ -137,6 +152,9 @@ class LocalEmbeddings:
             name = model or DEFAULT_LOCAL_MODEL
             self._model = self._from_cache(fastembed, name, options, download=download)
         self._model_name: str = self._model.model_name
+        self._query_threads = query_threads or min(2, os.cpu_count() or 1)
+        self._query_model: Any = None
+        self._query_lock = threading.Lock()
         self._dim = len(self.embed(["probe"])[0])
         if expected_dim is not None and self._dim != expected_dim:
             raise DimensionMismatchError(
@@ -243,6 +261,40 @@ class LocalEmbeddings:
             return []
         vectors = list(self._model.embed(list(texts), batch_size=self._batch_size))
         return unit_rows(vectors, f"the local embedding model {self.model_name}")
+
+    def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        """``embed`` on the latency path: for a search's few texts (see the module)."""
+        if not texts:
+            return []
+        model = self._query_model or self._latency_model()
+        output = model.onnx_embed(list(texts))
+        vectors = list(model._post_process_onnx_output(output))
+        return unit_rows(vectors, f"the local embedding model {self.model_name}")
+
+    def _latency_model(self) -> Any:
+        """fastembed's model object with its session swapped for a latency-configured
+        one over the same file: fastembed's tokenizer, input names and pooling stay."""
+        with self._query_lock:
+            if self._query_model is not None:
+                return self._query_model
+            ort = importlib.import_module("onnxruntime")
+            inner = self._model.model
+            session = inner.model
+            options = ort.SessionOptions()
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            options.intra_op_num_threads = self._query_threads
+            options.inter_op_num_threads = 1
+            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+            # Threads that spin after a run hold a core the rest of the search needs.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+            path = session._model_path  # what fastembed loaded (it may have linked it)
+            latency = copy.copy(inner)
+            latency.model = ort.InferenceSession(
+                path, sess_options=options, providers=session.get_providers()
+            )
+            self._query_model = latency
+            return latency
 
     def close(self) -> None:
         """Nothing to release beyond what garbage collection frees; kept for the protocol."""

@@ -64,10 +64,13 @@ _FILTERED_RECHECK_S = 60.0
 TemporalMode = Literal["current", "history", "asof", "asof_history"]
 
 
+Source = Literal["dense", "lexical", "entity", "session", "adjacent", "time", "speaker"]
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     id: str
-    source: Literal["dense", "lexical", "entity", "session", "adjacent", "time", "speaker"]
+    source: Source
     score: float
 
 
@@ -97,6 +100,12 @@ class Retrieved:
 
     candidates: CandidateSet
     expanded: list[ExpandedFact]
+
+
+# The signals of a search_recall.cypher row, in its order (after the id).
+_SIGNALS: tuple[Source, ...] = (
+    "dense", "lexical", "entity", "session", "adjacent", "time", "speaker",
+)  # fmt: skip
 
 
 def _server_ms(summary: Any) -> float:
@@ -474,19 +483,20 @@ class FactSearch:
         trips, used = 1, dense
         if (
             dense in ("index", "search")
-            and sum(1 for r in row["rows"] if r[1] == "dense") < k_dense
+            and sum(1 for r in row["rows"] if r[1] is not None) < k_dense
         ):
             # Too few of the user's facts in the index's global top-N: the exact scan
             # answers (lexical and entity candidates do not depend on it).
             [row], more_ms = self._read_autocommit("search_recall", **{**base, "dense": "exact"})
             server_ms += more_ms
             trips, used = 2, f"{dense}+exact"
-        rows: list[Candidate] = []
-        for fid, source, score in row["rows"]:  # [id, source, raw score]
-            if source == "size":
-                self._remember_size(user_id, int(score))
-            else:
-                rows.append(Candidate(fid, source, float(score)))
+        self._remember_size(user_id, int(row["size"]))
+        rows = [
+            Candidate(signals[0], source, float(score))
+            for signals in row["rows"]  # [id, dense, lexical, ...]: see search_recall.cypher
+            for source, score in zip(_SIGNALS, signals[1:], strict=True)
+            if score is not None
+        ]
         return Retrieved(
             candidates=CandidateSet(
                 rows=rows, strategy=used, server_ms=server_ms, round_trips=trips
@@ -609,6 +619,20 @@ class FactSearch:
         if not ids:
             return 0
         rows, _ = self._query("recall_touch", routing="w", user_id=user_id, ids=list(ids), at=at)
+        return int(rows[0]["touched"]) if rows else 0
+
+    def touch_many(self, user_id: str, touches: Sequence[tuple[str, datetime]]) -> int:
+        """``touch`` for many facts at their own times, in one statement (the batched
+        touches of hmem.recall.touches)."""
+        user_id = check_user_id(user_id)
+        if not touches:
+            return 0
+        rows, _ = self._query(
+            "recall_touch_many",
+            routing="w",
+            user_id=user_id,
+            touches=[{"id": fid, "at": at} for fid, at in touches],
+        )
         return int(rows[0]["touched"]) if rows else 0
 
     def expire_episodic(self, user_id: str, *, cutoff: datetime, now: datetime) -> list[str]:

@@ -106,7 +106,10 @@ def pack(
 ) -> tuple[list[Hit], str, int]:
     """Greedy in score order: a line that does not fit is skipped and smaller ones may
     still come. Conflicts go first (a wrong answer costs more than a missing one).
-    Returns the hits that made it, the block, and its tokens."""
+    Returns the hits that made it, the block, and its tokens, counted as it grows: the
+    title and each line with the newline before it, never the whole block again (with
+    ``count_tokens`` that sum is the block's count: a newline between a title ending in
+    ':' or a line ending in ')' and a line starting '- ' is one run)."""
     lines: list[str] = []
     used = count(title) + 1
     packed: list[Hit] = []
@@ -128,5 +131,4 @@ def pack(
         placed.add(hit.fact.id)
     if not lines:
         return [], "", 0
-    block = "\n".join([title, *lines])
-    return packed, block, count(block)
+    return packed, "\n".join([title, *lines]), used - 1  # the last line has no newline

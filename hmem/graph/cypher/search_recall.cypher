@@ -6,11 +6,12 @@
 // recency/importance), the graph step, the best $keep by the full score (the first
 // pass's signals, session, adjacent and speaker, 0 or 1) (score DESC, id), and search_expand.cypher's one-hop walk for those. Candidates carry
 // their nodes to the expansion (no second index seek per chosen id). One row: `rows`
-// (every candidate as [id, source, raw score], for the exact Python scoring; the 'size'
-// row counts the user's facts) and `expanded` (the chosen facts with entities, older,
-// newer, related). Facts come as lists in hmem.graph.search's _FACT_FIELDS order: the
-// driver decodes every map key of every row in pure Python.
-// The caller recomputes the first pass in Python and keeps what it would have chosen.
+// (one per candidate: its id and raw signals, for the final scoring in Python), `size`
+// (the user's facts, see the fragment) and `expanded` (the chosen facts with entities,
+// older, newer, related). Facts come as lists in hmem.graph.search's _FACT_FIELDS
+// order: the driver decodes every map key of every row in pure Python.
+// This score is the only one that chooses what is expanded: the caller takes the choice
+// as it is (hmem.recall.engine), and scores only the chosen.
 // lexical: BM25 over this user's facts with this user's statistics (the fragment):
 // Lucene only finds the facts (the user's id as a phrase in the user_id field of
 // fact_text_user, then user_id = $user_id checked exactly); its scores, whose idf and
@@ -93,7 +94,22 @@ CALL (seeds) {
 // get 'speaker' too.
 WITH cand + mates + [m IN mates WHERE m[1] = 'session' AND m[0].speaker IN names
                      | [m[0], 'speaker', 1.0]] AS cand, best_lexical, best_entity
-WITH cand, best_lexical, best_entity, [r IN cand | [coalesce(r[0].id, ''), r[1], r[2]]] AS rows
+// One row per candidate: its id and its raw signals, the best of each source or null
+// ([id, dense, lexical, entity, session, adjacent, time, speaker]); 'size' apart.
+CALL (cand) {
+  UNWIND [r IN cand WHERE r[1] <> 'size'] AS r
+  WITH r[0] AS f,
+       max(CASE WHEN r[1] = 'dense' THEN r[2] END) AS d,
+       max(CASE WHEN r[1] = 'lexical' THEN r[2] END) AS l,
+       max(CASE WHEN r[1] = 'entity' THEN r[2] END) AS e,
+       max(CASE WHEN r[1] = 'session' THEN r[2] END) AS s,
+       max(CASE WHEN r[1] = 'adjacent' THEN r[2] END) AS a,
+       max(CASE WHEN r[1] = 'time' THEN r[2] END) AS t,
+       max(CASE WHEN r[1] = 'speaker' THEN r[2] END) AS sp
+  RETURN collect([f.id, d, l, e, s, a, t, sp]) AS rows
+}
+WITH cand, best_lexical, best_entity, rows,
+     reduce(n = 0.0, r IN cand | CASE WHEN r[1] = 'size' THEN r[2] ELSE n END) AS size
 CALL (cand, best_lexical, best_entity) {
   UNWIND [r IN cand WHERE r[1] <> 'size'] AS r
   WITH r[0] AS f,
@@ -128,4 +144,4 @@ CALL (cand, best_lexical, best_entity) {
     fact: [f.id, f.user_id, f.text, f.category, f.importance, f.hash, f.corroborations, f.source, f.speaker, CASE WHEN f.known_to > $as_of THEN null ELSE f.close_reason END, toString(f.valid_from), toString(CASE WHEN f.known_to > $as_of THEN f.valid_to_before_close ELSE f.valid_to END), toString(f.known_from), toString(CASE WHEN f.known_to > $as_of THEN null ELSE f.known_to END), toString(f.ingested_at), toString(f.last_used_at)],
     entities: entities, older: older, newer: newer, related: related}) AS expanded
 }
-RETURN rows, expanded
+RETURN rows, size, expanded

@@ -512,6 +512,22 @@ def test_minilm_batches_keep_order_and_truncate(minilm: LocalEmbeddings) -> None
 
 
 @needs_minilm
+def test_the_query_path_gives_the_same_vectors_on_a_session_that_does_not_spin(
+    minilm: LocalEmbeddings,
+) -> None:
+    """``embed_query`` (a search's few texts) runs its own ONNX session: no spinning
+    threads, a fixed intra-op count; the vectors are the batch path's."""
+    texts = ["Where does Maya live?", "Where does live?"]
+    for query, batch in zip(minilm.embed_query(texts), minilm.embed(texts), strict=True):
+        assert query == pytest.approx(batch, abs=1e-5)
+    assert minilm.embed_query([]) == []
+    options = minilm._latency_model().model.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert options.inter_op_num_threads == 1
+    assert 1 <= options.intra_op_num_threads <= 2
+
+
+@needs_minilm
 def test_minilm_from_config_checks_the_dimension() -> None:
     embedder = make_embedder(Config(embed_provider="local", embed_model_dir=MINILM))
     assert embedder is not None

@@ -57,9 +57,9 @@ class FakeSearch(FactSearch):
         }
         return [table[i] for i in ids], 1.0
 
-    def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> int:
-        self.touched.extend(ids)
-        return len(ids)
+    def touch_many(self, user_id: str, touches: Sequence[tuple[str, datetime]]) -> int:
+        self.touched.extend(fid for fid, _ in touches)
+        return len(touches)
 
 
 def test_current_question_ranks_the_successor_with_the_replaced_facts_relevance() -> None:
