@@ -27,20 +27,27 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Literal
 
-from neo4j import Driver, Session
-from neo4j import exceptions as neo
+from neo4j import Driver
 
 from hmem._text import LUCENE_STOP_WORDS
 from hmem.config import Neo4jSettings, SearchSettings
-from hmem.graph import catalog
-from hmem.graph._driver import FULLTEXT_LAG, read_autocommit, translate_errors
-from hmem.graph._records import check_user_id, native, to_fact
-from hmem.models import Fact, HistoryStep, SupersessionLink, check_vector
+from hmem.graph._driver import FULLTEXT_LAG
+from hmem.graph._records import check_user_id
+from hmem.graph.search_rows import (
+    SIGNALS,
+    Candidate,
+    CandidateSet,
+    ExpandedFact,
+    Retrieved,
+    expanded_fact,
+    lucene_prefix,
+)
+from hmem.graph.search_runner import TOPK_PROCEDURE, ReadRunner
+from hmem.models import check_vector
 
 __all__ = [
     "TOPK_PROCEDURE",
@@ -51,129 +58,15 @@ __all__ = [
     "FactSearch",
     "Retrieved",
     "TemporalMode",
+    "lucene_prefix",
 ]
 
 DenseStrategy = Literal["auto", "exact", "index", "search", "none"]
-# hmem's optional Neo4j procedure for the exact scan (built by hmem.localdb.plugin).
-TOPK_PROCEDURE = "hmem.vector.topk"
 # The most facts one question term may find for a user: a term more of the user's facts
 # hold is left out of the lexical score (its idf is small; a cut fetch would be ordered by
 # Lucene's statistics, which count every user's facts: _candidates.cypher).
 LEXICAL_TERM_MAX = 1_000
-_FILTERED_RECHECK_S = 60.0
 TemporalMode = Literal["current", "history", "asof", "asof_history"]
-
-
-Source = Literal["dense", "lexical", "entity", "session", "adjacent", "time", "speaker"]
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    id: str
-    source: Source
-    score: float
-
-
-@dataclass(frozen=True, slots=True)
-class CandidateSet:
-    """Raw candidates and how the dense part was found."""
-
-    rows: list[Candidate]
-    strategy: str  # exact | index | search | index+exact, search+exact (fell back) | none
-    server_ms: float
-    round_trips: int
-
-
-@dataclass(frozen=True, slots=True)
-class ExpandedFact:
-    """A fact with its one-hop neighbours: ``older`` it replaced, ``newer`` replaced it."""
-
-    fact: Fact
-    older: list[HistoryStep] = field(default_factory=list)
-    newer: list[HistoryStep] = field(default_factory=list)
-    related: list[tuple[str, str | None]] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class Retrieved:
-    """Candidates and the expansion of the best ``keep`` of them (``FactSearch.retrieve``)."""
-
-    candidates: CandidateSet
-    expanded: list[ExpandedFact]
-
-
-# The signals of a search_recall.cypher row, in its order (after the id).
-_SIGNALS: tuple[Source, ...] = (
-    "dense", "lexical", "entity", "session", "adjacent", "time", "speaker",
-)  # fmt: skip
-
-
-def _server_ms(summary: Any) -> float:
-    after = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
-    return float(after)
-
-
-def lucene_prefix(user_id: str) -> str:
-    """The start of the fulltext query of one user's facts: the user's id as a phrase in
-    the ``user_id`` field of ``fact_text_user``, boosted 0, AND one question term over
-    ``text`` (the statement appends it in parentheses). Lucene only finds the facts; the
-    statement scores them with the user's own statistics. An id with no letter or digit
-    has no words in the index: then the text alone is asked and the statement's exact
-    user_id check does the filtering."""
-    if not any(ch.isalnum() for ch in user_id):  # no word for Lucene to match on
-        return "text:"
-    quoted = user_id.replace("\\", "\\\\").replace('"', '\\"')
-    return f'user_id:"{quoted}"^0 AND text:'
-
-
-_TIMES = ("valid_from", "valid_to", "known_from", "known_to", "ingested_at", "last_used_at")
-
-
-# The order of a fact sent as a list by search_recall.cypher.
-_FACT_FIELDS = (
-    "id", "user_id", "text", "category", "importance", "hash", "corroborations", "source",
-    "speaker", "close_reason", *_TIMES,
-)  # fmt: skip
-
-
-def _times(fact: dict[str, Any] | list[Any]) -> dict[str, Any]:
-    """A fact of search_recall.cypher (a list, date-times as ISO text) as the row
-    ``to_fact`` reads; maps (search_expand.cypher) pass through."""
-    if isinstance(fact, list):
-        fact = dict(zip(_FACT_FIELDS, fact, strict=True))
-    for key in _TIMES:
-        value = fact.get(key)
-        if isinstance(value, str):
-            fact[key] = datetime.fromisoformat(value).astimezone(UTC)
-    return fact
-
-
-def _fact(fact: dict[str, Any] | list[Any], entities: list[str] | None = None) -> Fact:
-    if isinstance(fact, list):  # search_recall.cypher: plain values only, no driver types
-        data = _times(fact)
-        data["entities"] = sorted(entities or [])
-        return Fact.model_validate(data)
-    return to_fact(_times(fact), entities)
-
-
-def _linked(rows: list[dict[str, Any]]) -> list[HistoryStep]:
-    out = []
-    for row in rows:
-        data = dict(row) if isinstance(row["fact"], list) else native(row)
-        if isinstance(data.get("at"), str):
-            data["at"] = datetime.fromisoformat(data["at"]).astimezone(UTC)
-        fact = _fact(data.pop("fact"))
-        out.append(HistoryStep(fact=fact, link=SupersessionLink.model_validate(data)))
-    return out
-
-
-def _expanded(row: dict[str, Any]) -> ExpandedFact:
-    return ExpandedFact(
-        fact=_fact(row["fact"], row["entities"]),
-        older=_linked(row["older"]),
-        newer=_linked(row["newer"]),
-        related=[(x["id"], x["relation"]) for x in row["related"]],
-    )
 
 
 class FactSearch:
@@ -222,9 +115,9 @@ class FactSearch:
         self._size_ttl_s = size_ttl_s
         self._sizes: dict[str, tuple[float, int]] = {}
         self._lock = threading.Lock()
-        self._native = native_topk
-        self._filtered = filtered_search
-        self._filtered_asked = 0.0
+        self._reads = ReadRunner(
+            driver, database, native_topk=native_topk, filtered_search=filtered_search
+        )
         self.search_min_facts = search_min_facts
         self.search_overfetch = search_overfetch
         self.search_overfetch_asof = search_overfetch_asof
@@ -251,83 +144,20 @@ class FactSearch:
     @property
     def native_topk(self) -> bool:
         """Whether exact scans call ``hmem.vector.topk`` (asked of the server once)."""
-        if self._native is None:
-            try:
-                rows, _ = self._query("schema_procedure_exists", procedure=TOPK_PROCEDURE)
-                present = bool(rows[0]["present"])
-            except neo.ClientError:
-                present = False  # e.g. a user who may not list procedures
-            with self._lock:
-                self._native = present
-        return bool(self._native)
+        return self._reads.native_topk
 
     @property
     def filtered_search(self) -> bool:
-        """Whether the vector index filters by user inside a search (Neo4j 2026.02+ with
-        ``user_id`` as a filter property of an ONLINE ``fact_embedding``). Once true it
-        stays true; while false it is asked again at most once a minute (the index may
-        be populating, or be one made by 5.26 before an upgrade: drop it to rebuild)."""
-        if self._filtered is not None:
-            return self._filtered
-        now = time.monotonic()
-        if self._filtered_asked and now - self._filtered_asked < _FILTERED_RECHECK_S:
-            return False
-        rows, _ = self._query("schema_vector_filtered", index="fact_embedding")
-        found = bool(rows) and bool(rows[0]["filtered"])
-        with self._lock:
-            if found:
-                self._filtered = True
-            self._filtered_asked = now
-        return found
-
-    def _run(self, stmt: catalog.Statement, run: Callable[[str], Any]) -> Any:
-        """``run(text)`` with the statement's native text when the procedure is in use
-        (if the server no longer has it, restarted without the plugin, plain again), and
-        its Cypher 25 text when the server filters inside the vector index."""
-        c25 = stmt.cypher25 is not None and self.filtered_search
-        if stmt.native is None or not self.native_topk:
-            return run(stmt.text_for(native=False, cypher25=c25))
-        try:
-            return run(stmt.text_for(native=True, cypher25=c25))
-        except neo.ClientError as exc:
-            if exc.code != "Neo.ClientError.Procedure.ProcedureNotFound":
-                raise
-            with self._lock:
-                self._native = False
-            return run(stmt.text_for(native=False, cypher25=c25))
+        """Whether the vector index filters by user inside a search (``ReadRunner``)."""
+        return self._reads.filtered_search
 
     def _read_autocommit(self, name: str, **params: Any) -> tuple[list[Any], float]:
-        """A read as one auto-commit query (``read_autocommit``: one round trip)."""
-        stmt = catalog.statement(name)
-        bound = stmt.bind(params)
-
-        def in_session(session: Session) -> tuple[list[dict[str, Any]], Any]:
-            def run(text: str) -> tuple[list[dict[str, Any]], Any]:
-                result = session.run(text, bound)
-                # Plain maps and lists only: Record.data()'s recursive transform (for
-                # nodes and paths) is skipped.
-                records = [dict(zip(r.keys(), r, strict=True)) for r in result]
-                return records, result.consume()
-
-            return self._run(stmt, run)  # type: ignore[no-any-return]
-
-        with translate_errors(self._driver):
-            records, summary = read_autocommit(self._driver, self._database, in_session)
-        return records, _server_ms(summary)
+        return self._reads.read_autocommit(name, **params)
 
     def _query(
         self, name: str, routing: Literal["r", "w"] = "r", **params: Any
     ) -> tuple[list[Any], float]:
-        stmt = catalog.statement(name)
-        bound = stmt.bind(params)
-        with translate_errors(self._driver):
-            records, summary, _ = self._run(
-                stmt,
-                lambda text: self._driver.execute_query(
-                    text, bound, database_=self._database, routing_=routing
-                ),
-            )
-        return [r.data() for r in records], _server_ms(summary)
+        return self._reads.query(name, routing, **params)
 
     # -- dense strategy -------------------------------------------------------------------
     def _cached_size(self, user_id: str) -> int | None:
@@ -494,14 +324,14 @@ class FactSearch:
         rows = [
             Candidate(signals[0], source, float(score))
             for signals in row["rows"]  # [id, dense, lexical, ...]: see search_recall.cypher
-            for source, score in zip(_SIGNALS, signals[1:], strict=True)
+            for source, score in zip(SIGNALS, signals[1:], strict=True)
             if score is not None
         ]
         return Retrieved(
             candidates=CandidateSet(
                 rows=rows, strategy=used, server_ms=server_ms, round_trips=trips
             ),
-            expanded=[_expanded(e) for e in row["expanded"]],
+            expanded=[expanded_fact(e) for e in row["expanded"]],
         )
 
     def retrieve_params(
@@ -610,7 +440,7 @@ class FactSearch:
         if not ids:
             return [], 0.0
         rows, server_ms = self._query("search_expand", user_id=user_id, ids=list(ids))
-        return [_expanded(r) for r in rows], server_ms
+        return [expanded_fact(r) for r in rows], server_ms
 
     # -- writes of the read path ----------------------------------------------------------
     def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> int:

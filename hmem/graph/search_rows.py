@@ -1,0 +1,135 @@
+"""The read statements' rows as hmem's types: candidates, expanded facts with their
+one-hop neighbours, and the Lucene query prefix of one user's facts. Pure conversion,
+no driver calls; ``hmem.graph.search`` runs the statements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from hmem.graph._records import native, to_fact
+from hmem.models import Fact, HistoryStep, SupersessionLink
+
+__all__ = [
+    "SIGNALS",
+    "Candidate",
+    "CandidateSet",
+    "ExpandedFact",
+    "Retrieved",
+    "Source",
+    "expanded_fact",
+    "lucene_prefix",
+    "server_ms",
+]
+
+Source = Literal["dense", "lexical", "entity", "session", "adjacent", "time", "speaker"]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    id: str
+    source: Source
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateSet:
+    """Raw candidates and how the dense part was found."""
+
+    rows: list[Candidate]
+    strategy: str  # exact | index | search | index+exact, search+exact (fell back) | none
+    server_ms: float
+    round_trips: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExpandedFact:
+    """A fact with its one-hop neighbours: ``older`` it replaced, ``newer`` replaced it."""
+
+    fact: Fact
+    older: list[HistoryStep] = field(default_factory=list)
+    newer: list[HistoryStep] = field(default_factory=list)
+    related: list[tuple[str, str | None]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """Candidates and the expansion of the best ``keep`` of them (``FactSearch.retrieve``)."""
+
+    candidates: CandidateSet
+    expanded: list[ExpandedFact]
+
+
+# The signals of a search_recall.cypher row, in its order (after the id).
+SIGNALS: tuple[Source, ...] = (
+    "dense", "lexical", "entity", "session", "adjacent", "time", "speaker",
+)  # fmt: skip
+
+
+def server_ms(summary: Any) -> float:
+    after = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
+    return float(after)
+
+
+def lucene_prefix(user_id: str) -> str:
+    """The start of the fulltext query of one user's facts: the user's id as a phrase in
+    the ``user_id`` field of ``fact_text_user``, boosted 0, AND one question term over
+    ``text`` (the statement appends it in parentheses). Lucene only finds the facts; the
+    statement scores them with the user's own statistics. An id with no letter or digit
+    has no words in the index: then the text alone is asked and the statement's exact
+    user_id check does the filtering."""
+    if not any(ch.isalnum() for ch in user_id):  # no word for Lucene to match on
+        return "text:"
+    quoted = user_id.replace("\\", "\\\\").replace('"', '\\"')
+    return f'user_id:"{quoted}"^0 AND text:'
+
+
+_TIMES = ("valid_from", "valid_to", "known_from", "known_to", "ingested_at", "last_used_at")
+
+
+# The order of a fact sent as a list by search_recall.cypher.
+_FACT_FIELDS = (
+    "id", "user_id", "text", "category", "importance", "hash", "corroborations", "source",
+    "speaker", "close_reason", *_TIMES,
+)  # fmt: skip
+
+
+def _times(fact: dict[str, Any] | list[Any]) -> dict[str, Any]:
+    """A fact of search_recall.cypher (a list, date-times as ISO text) as the row
+    ``to_fact`` reads; maps (search_expand.cypher) pass through."""
+    if isinstance(fact, list):
+        fact = dict(zip(_FACT_FIELDS, fact, strict=True))
+    for key in _TIMES:
+        value = fact.get(key)
+        if isinstance(value, str):
+            fact[key] = datetime.fromisoformat(value).astimezone(UTC)
+    return fact
+
+
+def _fact(fact: dict[str, Any] | list[Any], entities: list[str] | None = None) -> Fact:
+    if isinstance(fact, list):  # search_recall.cypher: plain values only, no driver types
+        data = _times(fact)
+        data["entities"] = sorted(entities or [])
+        return Fact.model_validate(data)
+    return to_fact(_times(fact), entities)
+
+
+def _linked(rows: list[dict[str, Any]]) -> list[HistoryStep]:
+    out = []
+    for row in rows:
+        data = dict(row) if isinstance(row["fact"], list) else native(row)
+        if isinstance(data.get("at"), str):
+            data["at"] = datetime.fromisoformat(data["at"]).astimezone(UTC)
+        fact = _fact(data.pop("fact"))
+        out.append(HistoryStep(fact=fact, link=SupersessionLink.model_validate(data)))
+    return out
+
+
+def expanded_fact(row: dict[str, Any]) -> ExpandedFact:
+    return ExpandedFact(
+        fact=_fact(row["fact"], row["entities"]),
+        older=_linked(row["older"]),
+        newer=_linked(row["newer"]),
+        related=[(x["id"], x["relation"]) for x in row["related"]],
+    )
