@@ -67,7 +67,7 @@ _WHERE: dict[str, str] = {
     "SearchTimings": "hmem.recall",
     "AsyncMemorySurface": "hmem.surface",
     "MemorySurface": "hmem.surface",
-    "SearchOptions": "hmem.surface",
+    "SearchOptions": "hmem.search_options",
 }
 
 if typing.TYPE_CHECKING:
@@ -136,11 +136,8 @@ if typing.TYPE_CHECKING:
         SearchResult,
         SearchTimings,
     )
-    from hmem.surface import (
-        AsyncMemorySurface,
-        MemorySurface,
-        SearchOptions,
-    )
+    from hmem.search_options import SearchOptions
+    from hmem.surface import AsyncMemorySurface, MemorySurface
 
 __all__ = [
     "AddResult",

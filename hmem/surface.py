@@ -34,6 +34,7 @@ from hmem.models import (
     UserExport,
     WriteResult,
 )
+from hmem.search_options import SEARCH_DEFAULTS, AsOfOptions, SearchOptions
 
 if TYPE_CHECKING:  # the read path and the queue load with the memory that uses them
     from hmem.ingest.queue import Job
@@ -53,28 +54,6 @@ __all__ = [
     "RememberOptions",
     "SearchOptions",
 ]
-
-
-class AsOfOptions(TypedDict, total=False):
-    """Which past a read sees: ``as_of`` what was believed at that instant (belief
-    time), ``as_of_event`` what was true in the world then (world time). Neither: now."""
-
-    as_of: datetime | None
-    as_of_event: datetime | None
-
-
-class SearchOptions(AsOfOptions, total=False):
-    """How ``search`` looks: ``k`` facts at most (30), packed into ``token_budget``
-    tokens (4000), in the past ``AsOfOptions`` names; ``now`` is the moment of asking,
-    for dates in the query ("yesterday") and recency (default: the clock)."""
-
-    k: int
-    token_budget: int
-    now: datetime | None
-
-
-#: What ``search`` does with an option not given (the embedded memory's and the API's).
-SEARCH_DEFAULTS: SearchOptions = {"k": 30, "token_budget": 4000}
 
 
 class RememberOptions(TypedDict, total=False):

@@ -35,6 +35,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Unpack
 
 from hmem.errors import ValidationError
 from hmem.graph.search import DenseStrategy, ExpandedFact, FactSearch, Retrieved, TemporalMode
@@ -54,6 +55,7 @@ from hmem.recall.scoring import (
 )
 from hmem.recall.tokens import count_tokens
 from hmem.recall.touches import Touches
+from hmem.search_options import SEARCH_DEFAULTS, SearchOptions
 
 __all__ = ["QueryEmbedder", "Recall"]
 
@@ -132,15 +134,17 @@ class Recall:
         query: str,
         *,
         user_id: str,
-        k: int = 30,
-        token_budget: int = 4000,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        now: datetime | None = None,
         vector: Sequence[float] | None = None,
         strategy: DenseStrategy = "auto",
+        **options: Unpack[SearchOptions],
     ) -> SearchResult:
-        asked = self._ask(query, user_id, k, token_budget, as_of, as_of_event, now)
+        """``Memory.search``'s read path (the options and their defaults:
+        ``hmem.search_options``); ``vector``: the question's, when the caller has it;
+        ``strategy``: force a dense strategy (measuring)."""
+        given: SearchOptions = {**SEARCH_DEFAULTS, **options}
+        k, token_budget = given["k"], given["token_budget"]
+        as_of, as_of_event = given.get("as_of"), given.get("as_of_event")
+        asked = self._ask(query, user_id, k, token_budget, as_of, as_of_event, given.get("now"))
         vector, embed_ms = self._vector(asked, vector)
         weights = self.weights
         if vector is None:

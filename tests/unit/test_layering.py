@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
         "hmem.models",
         "hmem.config",
         "hmem.config_sections",
+        "hmem.search_options",
         "hmem._text",
         "hmem.secret",
         "hmem.testing",
