@@ -198,7 +198,6 @@ OVER_MAX = {
     "hmem/memory.py",  # AsyncMemory and the surface (issue 34, surface part)
     "hmem/recall/engine.py",  # Recall.search split into its steps (issue 34/36)
     "hmem/graph/search.py",  # the first-pass score's one owner (issue 34/36)
-    "hmem/extract/clients.py",  # query embedding clients (issue 36)
     "hmem/ingest/queue.py",  # the queue's backend seam (issue 38)
 }
 
