@@ -158,12 +158,14 @@ def test_client_does_not_import_fastapi() -> None:
     import ast
     from pathlib import Path
 
+    import hmem.faces._client_ops
     import hmem.faces.client
 
-    tree = ast.parse(Path(hmem.faces.client.__file__).read_text())
-    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert not {n for n in names if n.startswith(("fastapi", "starlette", "hmem.api"))}
+    for module in (hmem.faces.client, hmem.faces._client_ops):
+        tree = ast.parse(Path(module.__file__ or "").read_text())
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not {n for n in names if n.startswith(("fastapi", "starlette", "hmem.api"))}
 
 
 def test_unavailable_problem_names_no_internal_address() -> None:
