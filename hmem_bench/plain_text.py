@@ -347,9 +347,9 @@ def rule_pairs(path: Path, setting: str, conversations: int = 5) -> dict[str, An
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/data"))
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument(
-        "--model-dir", type=Path, default=Path("/work/shared/models/all-MiniLM-L6-v2-onnx")
+        "--model-dir", type=Path, default=Path("../shared/models/all-MiniLM-L6-v2-onnx")
     )
     parser.add_argument("--cache-dir", type=Path, default=Path(".hmem/bench-cache"))
     parser.add_argument("--locomo-conversations", type=int, default=1)

@@ -8,7 +8,7 @@ import pytest
 
 from hmem.extract.local_embed import LocalEmbeddings
 
-MODEL = Path("/work/shared/models/all-MiniLM-L6-v2-onnx")
+MODEL = Path(__file__).resolve().parents[3] / "shared" / "models" / "all-MiniLM-L6-v2-onnx"
 
 
 def local_embedder() -> LocalEmbeddings:

@@ -41,7 +41,7 @@ from tests.fakes.openai_server import (
     hash_embedding,
 )
 
-MINILM = Path("/work/shared/models/all-MiniLM-L6-v2-onnx")
+MINILM = Path(__file__).resolve().parents[4] / "shared" / "models" / "all-MiniLM-L6-v2-onnx"
 
 
 class Person(pydantic.BaseModel):
