@@ -24,7 +24,7 @@ from hmem.extract.policy import require_allowed, require_allowed_value
 from hmem.extract.profile import ProfileChat, rewrite_profile
 from hmem.extract.relations import Operation, decide
 from hmem.graph.store import EpisodeDraft, GraphStore
-from hmem.ingest.queue import Job
+from hmem.ingest.job import Job
 from hmem.models import AddResult, EntityRef, FactDraft, SupersedeTarget, WriteResult
 
 __all__ = ["AddResult", "Pipeline"]  # AddResult: hmem.models, named here too

@@ -200,7 +200,6 @@ OVER_MAX = {
     "hmem/graph/search.py",  # the first-pass score's one owner (issue 34/36)
     "hmem/graph/store.py",  # erasure, audit and receipts (issue 32)
     "hmem/extract/clients.py",  # query embedding clients (issue 36)
-    "hmem/ingest/queue.py",  # the queue's backend seam (issue 38)
 }
 
 
