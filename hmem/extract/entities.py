@@ -17,8 +17,10 @@ The read path can reuse the same pieces for question analysis::
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.util
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +35,7 @@ __all__ = [
     "TRAINED_PIPELINES",
     "entity_ruler",
     "find_entities",
+    "forget_spans",
     "pipeline",
     "pipeline_name",
 ]
@@ -168,11 +171,75 @@ def find_entities(
     people, organisations, places, groups, events and works its NER finds."""
     refs = [_known(k) for k in known]
     by_canonical = {r.canonical: r for r in refs}
-    ruler = entity_ruler(refs) if refs else None
-    nlp = pipeline(trained)
+    ruler = _shared_ruler(_ruler_key(refs)) if refs else None
     out = []
-    for doc in nlp.pipe(texts, batch_size=batch_size):
+    for doc in _docs(texts, trained, batch_size):
         if ruler is not None:
             doc = ruler(doc)
         out.append(_refs(doc, by_canonical, limit))
     return out
+
+
+def _ruler_key(refs: Sequence[EntityRef]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    return tuple((r.canonical, r.type, (r.name, *r.aliases)) for r in refs)
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_ruler(key: tuple[tuple[str, str, tuple[str, ...]], ...]) -> Any:
+    """One ruler per set of known entities, built once: a user's known names change
+    seldom, and building the matcher costs more than running it (about 2 ms per 100
+    names). Matching only reads it, so threads share it; a new name is a new key."""
+    return entity_ruler(
+        EntityRef(name=names[0], aliases=list(names[1:]), type=type_) for _, type_, names in key
+    )
+
+
+# The trained NER's spans of texts it has read: (start, end, label) character offsets,
+# keyed by a digest of the text (no text is kept). A batch written again (a retry after
+# a transient error, an import run twice) costs a tokenizer pass, not the model.
+_SPANS: OrderedDict[bytes, tuple[tuple[int, int, str], ...]] = OrderedDict()
+_SPANS_MAX = 8192
+_spans_lock = threading.Lock()
+
+
+def forget_spans() -> None:
+    """Empty the spans' cache (a benchmark timing the model itself)."""
+    with _spans_lock:
+        _SPANS.clear()
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _docs(texts: Sequence[str], trained: bool, batch_size: int) -> list[Doc]:
+    """A ``Doc`` per text with the pipeline's entities: the model runs (one
+    ``nlp.pipe``) only over texts it has not read yet."""
+    nlp = pipeline(trained)
+    if not nlp.pipe_names:  # the blank pipeline: a tokenizer, nothing to remember
+        return [nlp.make_doc(text) for text in texts]
+    keys = [_digest(text) for text in texts]
+    with _spans_lock:
+        seen = {k: _SPANS[k] for k in keys if k in _SPANS}
+        for k in seen:
+            _SPANS.move_to_end(k)
+    fresh = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in seen))
+    read = dict(zip(fresh, nlp.pipe(fresh, batch_size=batch_size), strict=True))
+    found = {
+        _digest(text): tuple((e.start_char, e.end_char, e.label_) for e in doc.ents)
+        for text, doc in read.items()
+    }
+    docs = []
+    for text, key in zip(texts, keys, strict=True):
+        doc = read.pop(text, None)  # a text twice in the batch: its copy gets a Doc too
+        if doc is None:
+            doc = nlp.make_doc(text)
+            kept = seen[key] if key in seen else found[key]
+            spans = (doc.char_span(a, b, label=label) for a, b, label in kept)
+            doc.ents = [span for span in spans if span is not None]
+        docs.append(doc)
+    with _spans_lock:
+        _SPANS.update(found)
+        while len(_SPANS) > _SPANS_MAX:
+            _SPANS.popitem(last=False)
+    return docs

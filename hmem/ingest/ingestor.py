@@ -29,8 +29,8 @@ from hmem.errors import (
 )
 from hmem.extract.policy import Message, apply_policy
 from hmem.graph._records import check_user_id
+from hmem.ingest.job import Job
 from hmem.ingest.pipeline import AddResult, Pipeline
-from hmem.ingest.queue import Job
 from hmem.ingest.queue_backend import QueueBackend
 from hmem.models import MessagesIn, require_aware
 from hmem.telemetry import Telemetry

@@ -11,17 +11,7 @@ really leave the disk: ``secure_delete`` overwrites freed cells and pages, and t
 write-ahead log is checkpointed and truncated after every drop (``_truncate_log``).
 A fact's erasure reaches the queue too (``purge_fact``), and a user's (``purge_user``).
 
-Lifecycle of a job::
-
-    queued ──claim──► running ──► done
-       ▲                 │
-       │   retryable     ├──► queued (attempts+1, not before a backoff)
-       └─── retry() ◄────┴──► failed (model output unusable, auth, attempts exhausted)
-
-A worker that dies leaves its job ``running`` with an expired lease; the next claim
-takes it again. Jobs of one user run strictly in ``observed_at`` order, one at a time,
-so later facts close earlier ones. The extractor's answer is saved on the job before
-anything is written, so a re-run never pays for a second model call.
+A job moves as ``hmem.ingest.job`` draws it; every backend keeps the same lifecycle.
 """
 
 from __future__ import annotations
@@ -36,12 +26,12 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from hmem.errors import NotFoundError, QueueUnavailableError
+from hmem.ingest.job import Job, now_iso
 from hmem.secret import keyed_ref, load_secret
 
 __all__ = ["Job", "JobQueue"]
@@ -89,45 +79,6 @@ WHERE ((j.status = 'queued' AND j.not_before <= :now)
 ORDER BY j.observed_at, j.created_at
 LIMIT 1
 """
-
-
-@dataclass(frozen=True)
-class Job:
-    id: str
-    user_id: str
-    session_id: str | None
-    observed_at: datetime
-    source_text: str
-    episode_text: str
-    refused: list[str]
-    ignored: int
-    status: str
-    attempts: int
-    extraction: dict[str, Any] | None
-    result: dict[str, Any] | None
-    error: str | None
-    created_at: datetime
-    updated_at: datetime
-    key_id: str | None = None  # the API key that accepted it (re-checked before writing)
-
-    def public(self) -> dict[str, Any]:
-        """What a caller may see of a job: status and ids, never the text."""
-        return {
-            "id": self.id,
-            "user_id": self.user_id,
-            "session_id": self.session_id,
-            "observed_at": self.observed_at.isoformat(),
-            "status": self.status,
-            "attempts": self.attempts,
-            "result": self.result,
-            "error": self.error,
-            "created_at": self.created_at.isoformat(),
-            "updated_at": self.updated_at.isoformat(),
-        }
-
-
-def _now_iso() -> str:
-    return datetime.now(UTC).isoformat()
 
 
 class JobQueue:
@@ -256,7 +207,7 @@ class JobQueue:
                 json.dumps([session_id, observed_at.isoformat(), episode_text]).encode()
             ).hexdigest(),
         )
-        now = _now_iso()
+        now = now_iso()
         job_id = uuid.uuid4().hex
         with self._db(durable=True) as db:
             cur = db.execute(
@@ -299,7 +250,7 @@ class JobQueue:
                 db.execute(
                     "UPDATE jobs SET status = 'running', lease_until = ?, "
                     "attempts = attempts + 1, updated_at = ? WHERE id = ?",
-                    (now + self.lease_s, _now_iso(), row["id"]),
+                    (now + self.lease_s, now_iso(), row["id"]),
                 )
                 job = db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone()
                 db.execute("COMMIT")
@@ -319,7 +270,7 @@ class JobQueue:
             db.execute(
                 f"UPDATE jobs SET status = 'done', result = ?, error = NULL, lease_until = 0, "  # noqa: S608
                 f"updated_at = ?, {_DROP_TEXT} WHERE id = ?",
-                (json.dumps(result), _now_iso(), job_id),
+                (json.dumps(result), now_iso(), job_id),
             )
             _truncate_log(db)
 
@@ -367,7 +318,7 @@ class JobQueue:
         return self.get(job_id)
 
     def _update(self, job_id: str, **fields: Any) -> None:
-        fields["updated_at"] = _now_iso()
+        fields["updated_at"] = now_iso()
         assignments = ", ".join(f"{name} = ?" for name in fields)  # names are ours
         with self._db() as db:
             db.execute(
@@ -441,7 +392,7 @@ class JobQueue:
                 db.execute(
                     f"UPDATE jobs SET status = ?, error = coalesce(?, error), lease_until = 0, "  # noqa: S608
                     f"updated_at = ?, {_DROP_TEXT} WHERE id = ?",
-                    (status, error, _now_iso(), row["id"]),
+                    (status, error, now_iso(), row["id"]),
                 )
                 purged += 1
             if purged:

@@ -16,7 +16,8 @@ from typing import Any, Protocol
 
 from hmem.config import Config
 from hmem.errors import ConfigError
-from hmem.ingest.queue import Job, JobQueue
+from hmem.ingest.job import Job
+from hmem.ingest.queue import JobQueue
 
 __all__ = ["QueueBackend", "open_queue"]
 

@@ -36,7 +36,7 @@ from typing import Any, cast
 import redis
 
 from hmem.errors import NotFoundError, QueueUnavailableError
-from hmem.ingest.queue import Job
+from hmem.ingest.job import Job, now_iso
 from hmem.secret import keyed_ref
 
 __all__ = ["RedisQueue"]
@@ -163,10 +163,6 @@ _TEXT = ("source_text", "episode_text", "extraction", "raw_output")
 _ERASED = "ErasedError: a fact this session held was erased; its text is gone"
 
 
-def _now_iso() -> str:
-    return datetime.now(UTC).isoformat()
-
-
 class RedisQueue:
     """The shared queue; one per process is plenty (the client pools connections)."""
 
@@ -235,7 +231,7 @@ class RedisQueue:
             ).hexdigest(),
         )
         observed = observed_at.astimezone(UTC)
-        now = _now_iso()
+        now = now_iso()
         # time-ordered ids: equal observed_at times run in arrival order
         job_id = f"{time.time_ns():016x}{uuid.uuid4().hex[:16]}"
         fields: dict[str, Any] = {
@@ -266,7 +262,7 @@ class RedisQueue:
     # -- consuming --------------------------------------------------------------------
     def claim(self) -> Job | None:
         """Take the next runnable job (the earliest of a user with nothing running)."""
-        found = self._run("claim", repr(self.lease_s), _now_iso())
+        found = self._run("claim", repr(self.lease_s), now_iso())
         if not found:
             if self._dropped:
                 self._dropped = not self._rewrite(wait=False)
@@ -286,7 +282,7 @@ class RedisQueue:
         delete: tuple[str, ...] = (),
         **fields: Any,
     ) -> bool:
-        fields["updated_at"] = _now_iso()
+        fields["updated_at"] = now_iso()
         pairs = [str(v) for item in fields.items() for v in item]
         done = self._run(
             "update",

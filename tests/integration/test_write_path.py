@@ -6,6 +6,7 @@ import json
 import logging
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -160,6 +161,26 @@ def test_retried_request_is_idempotent(
     again = mem.add("I play the cello.", user_id=user_id, observed_at=day(2026, 1, 1))
     assert again.job_id == first.job_id and again.added == first.added
     assert fake_openai.chat_calls == 1
+
+
+def test_a_job_whose_done_was_lost_is_replayed_without_the_model(
+    mem: Memory, user_id: str, fake_openai: FakeOpenAIServer
+) -> None:
+    """Its write committed, its ``done`` was lost (a crash, a power cut): run again, on
+    a later attempt or as a first one (the claim was lost too), it finds its episode
+    and asks no model and writes nothing twice."""
+    fake_openai.queue_chat({"facts": [fact("Maya plays the oboe.")]})
+    first = mem.add("I play the oboe.", user_id=user_id, observed_at=day(2026, 1, 1))
+    assert first.job_id is not None and len(first.added) == 1
+    job = mem.ingest.queue.get(first.job_id)
+    calls = (fake_openai.chat_calls, fake_openai.embedding_calls)
+    for attempts in (1, 2):
+        rerun = replace(job, attempts=attempts, status="running", extraction=None)
+        again = mem.ingest.pipeline.process(rerun, lambda _: None)
+        assert again.replayed and again.added == first.added
+        assert (again.chat_calls, again.embedding_calls) == (0, 0)
+    assert fake_openai.chat_calls == calls[0]
+    assert len(mem.facts(user_id=user_id)) == 1
 
 
 def test_policy_runs_before_the_model(

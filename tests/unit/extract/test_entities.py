@@ -7,7 +7,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from hmem.extract.entities import entity_ruler, find_entities, pipeline, pipeline_name
+from hmem.extract.entities import (
+    entity_ruler,
+    find_entities,
+    forget_spans,
+    pipeline,
+    pipeline_name,
+)
 from hmem.models import EntityRef
 
 TRAINED = any(
@@ -86,3 +92,25 @@ def test_trained_names_are_cleaned() -> None:
     assert "Melanie" in names
     assert not any(n.endswith("'s") for n in names)
     assert "May" not in names  # a date, not an entity
+
+
+@needs_trained
+def test_texts_read_before_get_the_same_entities_without_the_model() -> None:
+    """The spans' cache: a batch written again, or a text twice in one batch, finds what
+    the model found the first time, and known names still win over it."""
+    texts = [
+        "Maya met Daniel Okafor in Lisbon.",
+        "Nothing here.",
+        "Maya met Daniel Okafor in Lisbon.",
+    ]
+    known = [EntityRef(name="Maya", aliases=["May"], type="friend")]
+    forget_spans()
+    by_model = find_entities(texts)
+    assert by_model[0] == by_model[2] and by_model[1] == []
+    assert {r.name for r in by_model[0]} >= {"Daniel Okafor", "Lisbon"}
+    assert find_entities(texts) == by_model  # every text from the cache now
+    [linked, _, again] = find_entities(texts, known)
+    assert linked[0] == known[0] and linked == again  # the known ref, not the model's type
+    assert [r for r in linked if r != known[0]] == [r for r in by_model[0] if r.name != "Maya"]
+    forget_spans()
+    assert find_entities(texts, known)[0] == linked  # the model again, the same answer
