@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -404,12 +405,12 @@ def _java_major(exe: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def _java_homes() -> list[tuple[str, Path]]:
+def _java_homes(roots: Sequence[str]) -> list[tuple[str, Path]]:
     """(where it came from, JDK home) in the order they are tried."""
     homes: list[tuple[str, Path]] = []
     if os.environ.get("JAVA_HOME"):
         homes.append(("JAVA_HOME", Path(os.environ["JAVA_HOME"])))
-    for root in _JAVA_ROOTS:
+    for root in roots:
         base = Path(root).expanduser()
         if not base.is_dir():
             continue
@@ -420,9 +421,10 @@ def _java_homes() -> list[tuple[str, Path]]:
     return homes
 
 
-def find_java(majors: tuple[int, ...], who: str) -> str:
+def find_java(majors: tuple[int, ...], who: str, *, roots: Sequence[str] = _JAVA_ROOTS) -> str:
     """The first ``java`` of a wanted feature release: ``$HMEM_JAVA_HOME`` (which must
-    fit: it is an explicit choice), ``$JAVA_HOME``, the usual JDK folders, then ``PATH``.
+    fit: it is an explicit choice), ``$JAVA_HOME``, the JDK folders under ``roots`` (the
+    usual ones), then ``PATH``.
 
     A JDK (with ``javac``) is preferred over a bare runtime of the same release, so the
     plugin can be compiled.
@@ -440,7 +442,7 @@ def find_java(majors: tuple[int, ...], who: str) -> str:
         return str(exe)
     seen: list[str] = []
     runtimes: list[str] = []
-    for _, home in _java_homes():
+    for _, home in _java_homes(roots):
         exe = home / "bin" / "java"
         major = _java_major(str(exe))
         seen.append(f"{home} (Java {major})")

@@ -12,6 +12,7 @@ from pydantic import ValidationError as PydanticError
 
 from hmem import Config
 from hmem.localdb import LocalNeo4j
+from hmem.localdb.install import find_java
 from hmem.localdb.server import NEO4J_2026, NEO4J_VERSION, LocalNeo4jError, resolve_version
 
 
@@ -99,11 +100,10 @@ def test_server_lines_and_their_java(tmp_path: Path, monkeypatch: pytest.MonkeyP
     with pytest.raises(LocalNeo4jError, match=r"HMEM_JAVA_HOME=.*Neo4j 2026"):
         new.java()
     monkeypatch.delenv("HMEM_JAVA_HOME")
-    monkeypatch.setattr("hmem.localdb.install._JAVA_ROOTS", (str(tmp_path),))
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "nojdk"))
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(LocalNeo4jError, match=r"needs Java 21 or 25.*HMEM_JAVA_HOME"):
-        new.java()
+        find_java(new.java_majors, f"Neo4j {new.version}", roots=(str(tmp_path),))
 
 
 def test_a_store_is_opened_only_by_its_server_line(tmp_path: Path) -> None:
