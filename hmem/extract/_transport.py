@@ -10,7 +10,8 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from types import TracebackType
+from typing import TYPE_CHECKING, Self, TypeVar
 
 from hmem.errors import (
     ModelAuthError,
@@ -140,3 +141,33 @@ def _openai_client(base_url: str | None, api_key: str | None, timeout_s: float) 
         timeout=timeout_s,
         max_retries=0,
     )
+
+
+class _ModelClient:
+    """An OpenAI-compatible endpoint's HTTP pool and retry policy, closed with the
+    client (``with``): what the chat and embedding clients share."""
+
+    def __init__(
+        self,
+        base_url: str | None,
+        api_key: str | None,
+        timeout_s: float,
+        retry: _Retry,
+    ) -> None:
+        self._client = _openai_client(base_url, api_key, timeout_s)
+        self._retry = retry
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -22,8 +22,7 @@ and an absent key is sent as a placeholder, which keyless local servers ignore. 
 from __future__ import annotations
 
 import json
-from types import TracebackType
-from typing import TYPE_CHECKING, Literal, Self, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import pydantic
 
@@ -33,7 +32,7 @@ from hmem.extract._transport import (
     OPENAI_BASE_URL,
     Usage,
     _model_error,
-    _openai_client,
+    _ModelClient,
     _Retry,
     _status_message,
 )
@@ -91,7 +90,7 @@ def _describe(exc: pydantic.ValidationError) -> str:
     return "; ".join(parts[:5]) + more
 
 
-class ChatClient:
+class ChatClient(_ModelClient):
     """Chat completions whose reply is one JSON object validated by a pydantic model."""
 
     def __init__(
@@ -107,8 +106,9 @@ class ChatClient:
         backoff_max_s: float = 8.0,
     ) -> None:
         self.model = model
-        self._client = _openai_client(base_url, api_key, timeout_s)
-        self._retry = _Retry(max_retries, backoff_base_s, backoff_max_s)
+        super().__init__(
+            base_url, api_key, timeout_s, _Retry(max_retries, backoff_base_s, backoff_max_s)
+        )
         self._auto = response_format == "auto"
         self._format: Literal["json_schema", "json_object"] = (
             "json_object" if response_format == "json_object" else "json_schema"
@@ -218,21 +218,6 @@ class ChatClient:
             raise _model_error(what, exc) from exc
         except openai.OpenAIError as exc:
             raise _model_error(what, exc) from exc
-
-    def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 # -- factories ----------------------------------------------------------------------

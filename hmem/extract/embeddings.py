@@ -10,8 +10,7 @@ from __future__ import annotations
 import base64
 import logging
 from collections.abc import Sequence
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -24,7 +23,7 @@ from hmem.errors import (
     ModelNotConfiguredError,
     ModelOutputError,
 )
-from hmem.extract._transport import _model_error, _openai_client, _Retry, _status_message
+from hmem.extract._transport import _model_error, _ModelClient, _Retry, _status_message
 from hmem.extract.local_embed import LocalEmbeddings, unit_rows
 
 if TYPE_CHECKING:
@@ -65,7 +64,7 @@ class EmbeddingClient(Protocol):
     def close(self) -> None: ...
 
 
-class OpenAIEmbeddings:
+class OpenAIEmbeddings(_ModelClient):
     """Embeddings from an OpenAI-compatible ``/embeddings`` endpoint."""
 
     def __init__(
@@ -89,8 +88,9 @@ class OpenAIEmbeddings:
         self._model = model
         self._dim = dim
         self._batch_size = batch_size
-        self._client = _openai_client(base_url, api_key, timeout_s)
-        self._retry = _Retry(max_retries, backoff_base_s, backoff_max_s)
+        super().__init__(
+            base_url, api_key, timeout_s, _Retry(max_retries, backoff_base_s, backoff_max_s)
+        )
         if request_dimensions is None:
             request_dimensions = model.startswith("text-embedding-3")
         self._request_dimensions = request_dimensions
@@ -158,21 +158,6 @@ class OpenAIEmbeddings:
                 return ask("float")
         except openai.OpenAIError as exc:
             raise _model_error(what, exc) from exc
-
-    def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def make_embedder(config: Config) -> EmbeddingClient | None:
