@@ -11,8 +11,9 @@ Paris, 2024-05-01 and the first day of last month."""
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 
 from neo4j import Driver
 
-from hmem import Config, Memory
+from hmem import AsyncClient, Config, Memory
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 
@@ -118,3 +119,24 @@ def api(
         fresh_tenant(driver, memory) as tenant,
     ):
         yield server, tenant
+
+
+def over_http(
+    config: Config,
+    driver: Driver,
+    memory: Memory,
+    fake: FakeOpenAIServer,
+    tmp: Path,
+    tell: Callable[[AsyncClient, str, str], Awaitable[None]],
+) -> None:
+    """The story told by ``tell(client, user, other)`` through the HTTP API with an
+    ``AsyncClient`` (``api``): afterwards the user's one current fact is Paris."""
+    with api(config, driver, memory, fake, tmp) as (server, tenant):
+        user, other = tenant.user("maya"), tenant.user("sam")
+
+        async def run() -> None:
+            async with AsyncClient(server.url, api_key=tenant.key) as client:
+                await tell(client, user, other)
+                assert [f.text for f in await client.facts(user_id=user)] == [PARIS_FACT]
+
+        asyncio.run(run())

@@ -15,7 +15,7 @@ from autogen_core.models import CreateResult, LLMMessage
 from autogen_ext.models.replay import ReplayChatCompletionClient
 from neo4j import Driver
 
-from hmem import AsyncClient, Config, Memory
+from hmem import Config, Memory
 from hmem.adapters.autogen import HEADER, HmemMemory
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -77,15 +77,14 @@ def test_assistant_agent_story_over_http(
     fake_openai: FakeOpenAIServer,
     tmp_path: Path,
 ) -> None:
-    with story.api(config, driver, memory, fake_openai, tmp_path) as (server, tenant):
-        user, other = tenant.user("maya"), tenant.user("sam")
-
-        async def run() -> None:
-            async with AsyncClient(server.url, api_key=tenant.key) as client:
-                await tell_the_story(client, client, user, other, fake_openai)
-                assert [f.text for f in await client.facts(user_id=user)] == [story.PARIS_FACT]
-
-        asyncio.run(run())
+    story.over_http(
+        config,
+        driver,
+        memory,
+        fake_openai,
+        tmp_path,
+        lambda c, u, o: tell_the_story(c, c, u, o, fake_openai),
+    )
 
 
 def test_component_config_add_and_clear(

@@ -171,15 +171,14 @@ def test_runner_story_over_http(
     fake_openai: FakeOpenAIServer,
     tmp_path: Path,
 ) -> None:
-    with story.api(config, driver, memory, fake_openai, tmp_path) as (server, tenant):
-        user, other = tenant.user("maya"), tenant.user("sam")
-
-        async def run() -> None:
-            async with AsyncClient(server.url, api_key=tenant.key) as client:
-                await tell_the_story(HmemMemoryService(client), user, other, fake_openai)
-                assert [f.text for f in await client.facts(user_id=user)] == [story.PARIS_FACT]
-
-        asyncio.run(run())
+    story.over_http(
+        config,
+        driver,
+        memory,
+        fake_openai,
+        tmp_path,
+        lambda c, u, o: tell_the_story(HmemMemoryService(c), u, o, fake_openai),
+    )
 
 
 def test_load_memory_tool_reaches_search(mem: Memory, user_id: str) -> None:

@@ -13,7 +13,7 @@ from llama_index.core.memory import Memory as LlamaMemory
 from neo4j import Driver
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from hmem import AsyncClient, Config, Memory
+from hmem import Config, Memory
 from hmem.adapters.llama_index import HEADER, HmemMemoryBlock
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -88,12 +88,11 @@ def test_memory_block_story_over_http(
     fake_openai: FakeOpenAIServer,
     tmp_path: Path,
 ) -> None:
-    with story.api(config, driver, memory, fake_openai, tmp_path) as (server, tenant):
-        user, other = tenant.user("maya"), tenant.user("sam")
-
-        async def run() -> None:
-            async with AsyncClient(server.url, api_key=tenant.key) as client:
-                await tell_the_story(client, user, other, fake_openai)
-                assert [f.text for f in await client.facts(user_id=user)] == [story.PARIS_FACT]
-
-        asyncio.run(run())
+    story.over_http(
+        config,
+        driver,
+        memory,
+        fake_openai,
+        tmp_path,
+        lambda c, u, o: tell_the_story(c, u, o, fake_openai),
+    )
