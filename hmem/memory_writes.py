@@ -215,6 +215,11 @@ class MemoryWrites:
     ) -> WriteResult:
         """Write several facts in one transaction; missing vectors are embedded in one batch.
 
+        The model outputs a caller already has are taken as given: a draft with an
+        ``embedding`` is not embedded, and a draft that names ``entities`` is not read by
+        the entity finder (spaCy's NER and the user's known names). Only the drafts that
+        name none are read, all in one batch, and none when ``Config.ner`` is ``off``.
+
         ``session_id`` names the conversation the facts came from: they are linked
         (``FROM``) to its episode, with each draft's ``turn`` on the link, so recall can
         score the session as a group and bring the turns next to a hit. Calls with the
@@ -281,7 +286,8 @@ class MemoryWrites:
 
     def _with_entities(self, drafts: Sequence[FactDraft], user_id: str) -> list[FactDraft]:
         """Drafts that name no entity get the ones spaCy finds in their text (the user's
-        known names always; a trained pipeline's people, places, ... when installed)."""
+        known names always; a trained pipeline's people, places, ... when installed).
+        Drafts that name some keep exactly those: the caller's (an extractor's) output."""
         bare = [i for i, d in enumerate(drafts) if not d.entities]
         if not bare or self.config.ner == "off":
             return list(drafts)

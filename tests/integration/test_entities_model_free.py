@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -199,3 +200,66 @@ def test_import_embeds_when_an_embedder_is_configured(
         [hit] = memory.search("Which pets does Caroline own?", user_id=user_id).hits
         memory.recall.flush()
     assert hit.parts["dense"] > 0
+
+
+def _ner_reads(exporter: Any) -> list[int]:
+    """How many texts each entity-finder span read, in order."""
+    return [
+        int((s.attributes or {})["hmem.texts"])
+        for s in exporter.get_finished_spans()
+        if s.name == "hmem.find_entities"
+    ]
+
+
+@needs_trained
+def test_remember_many_reads_only_the_rows_that_name_no_entity(
+    config: Config, driver: Driver, user_id: str
+) -> None:
+    """Entities are a model's output like vectors: a row that gives them is not read by
+    the NER (and keeps exactly its own), a batch that gives them all runs no NER, and
+    with the finder off no row is read."""
+    sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from hmem.telemetry import Telemetry
+
+    exporter = InMemorySpanExporter()
+    provider = sdk_trace.TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    telemetry = Telemetry(True, user_ids="plain", tracer_provider=provider)
+    given = FactDraft(
+        text="Caroline flew to Boston with Melanie.", entities=[EntityRef(name="Caroline")]
+    )
+    bare = FactDraft(text="Melanie painted a sunrise over Lake Michigan.")
+    memory = Memory(config.model_copy(update={"ner": "auto"}), driver=driver, telemetry=telemetry)
+    try:
+        result = memory.remember_many([given, bare], user_id=user_id)
+        assert _ner_reads(exporter) == [1]
+        facts = {memory.get(i, user_id=user_id).text: i for i in result.added}
+        assert memory.get(facts[given.text], user_id=user_id).entities == ["Caroline"]
+        assert "Melanie" in memory.get(facts[bare.text], user_id=user_id).entities
+
+        memory.remember_many(
+            [
+                FactDraft(
+                    text="Caroline met Sam in Paris.",
+                    entities=[EntityRef(name="Caroline"), EntityRef(name="Sam")],
+                ),
+                FactDraft(text="Sam called Melanie from Rome.", entities=[EntityRef(name="Sam")]),
+            ],
+            user_id=user_id,
+        )
+        assert _ner_reads(exporter) == [1]  # every row named its own: no NER at all
+    finally:
+        memory.shutdown()
+
+    off = Memory(config.model_copy(update={"ner": "off"}), driver=driver, telemetry=telemetry)
+    try:
+        written = off.remember_many(
+            [FactDraft(text="Caroline drove to Chicago with Melanie.")], user_id=user_id
+        )
+        assert _ner_reads(exporter) == [1]
+        assert off.get(written.added[0], user_id=user_id).entities == []
+    finally:
+        off.shutdown()
