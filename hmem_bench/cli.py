@@ -66,6 +66,16 @@ def bench_reliability(tries: int, clients: int, writes: int, out: str | None) ->
 @click.option(
     "--no-plain-text", is_flag=True, help="skip BEAM/LoCoMo written as text only (infer off/on)"
 )
+@click.option(
+    "--no-search-latency", is_flag=True, help="skip search() per shape (hmem_bench.latency)"
+)
+@click.option(
+    "--search-shapes", help="search() shapes, e.g. facts,full (default: hmem_bench.latency's)"
+)
+@click.option("--search-questions", default=150, show_default=True, help="per search shape")
+@click.option("--no-writes", is_flag=True, help="skip remember_many vs bare rows, add() overhead")
+@click.option("--write-batches", default=20, show_default=True, help="remember_many batches of 100")
+@click.option("--write-sessions", default=100, show_default=True, help="add() overhead sessions")
 def bench_run(
     data_dir: str,
     locomo_path: str | None,
@@ -81,6 +91,12 @@ def bench_run(
     max_questions: int | None,
     graphiti_questions: int,
     no_plain_text: bool,
+    no_search_latency: bool,
+    search_shapes: str | None,
+    search_questions: int,
+    no_writes: bool,
+    write_batches: int,
+    write_sessions: int,
 ) -> None:
     """Run every benchmark and write results.json, report.md and PNG plots to --out."""
     from pathlib import Path
@@ -102,6 +118,12 @@ def bench_run(
         max_questions=max_questions,
         graphiti_questions=graphiti_questions,
         plain_text=not no_plain_text,
+        search_latency=not no_search_latency,
+        search_shapes=search_shapes,
+        search_questions=search_questions,
+        writes=not no_writes,
+        write_batches=write_batches,
+        write_sessions=write_sessions,
         command="hmem bench run " + " ".join(sys.argv[3:])
         if len(sys.argv) > 3
         else "hmem bench run",

@@ -8,6 +8,11 @@ from typing import Any
 
 from hmem_bench.data import CATEGORY_NAMES
 from hmem_bench.metrics import BUDGETS, KS
+from hmem_bench.report_sections import (
+    plain_text_section,
+    search_latency_section,
+    writes_section,
+)
 
 __all__ = ["write_report"]
 
@@ -356,6 +361,9 @@ def write_report(results: dict[str, Any], out: Path, *, plots: bool = True) -> P
             md.append("```\n" + str(lat.get("output", lat)).strip() + "\n```\n")
         if sp.get("notes"):
             md += [f"- {n}" for n in sp["notes"]] + [""]
+        md += writes_section(sp.get("writes"))
+        md += search_latency_section(sp.get("search_latency"))
+    md += plain_text_section(results.get("plain_text"))
     if images:
         md.append("## Plots\n")
         md += [f"![{i}]({i})\n" for i in images]

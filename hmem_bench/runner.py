@@ -12,10 +12,7 @@ import importlib.util
 import logging
 import os
 import platform
-import socket
-import subprocess
 import sys
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -26,7 +23,7 @@ from hmem.config import Config
 from hmem.localdb import LocalNeo4j
 from hmem_bench import beam as beam_bench
 from hmem_bench import locomo as locomo_bench
-from hmem_bench import speed, storage
+from hmem_bench import runner_steps, speed, storage
 from hmem_bench.data import load_beam, load_locomo
 from hmem_bench.embed_cache import CachedEmbedder
 from hmem_bench.fake_llm import FakeModelServer
@@ -47,6 +44,12 @@ class RunOptions:
     latency: bool = True
     latency_sizes: str = "10000,100000,1000000"
     latency_queries: int = 200
+    search_latency: bool = True  # search() per shape (hmem_bench.latency --search-only)
+    search_shapes: str | None = None  # None: hmem_bench.latency's default shapes
+    search_questions: int = 150
+    writes: bool = True  # remember_many vs bare rows, add() overhead (hmem_bench.write_path)
+    write_batches: int = 20
+    write_sessions: int = 100
     storage_facts: int = 6000  # written by hmem_bench.storage on a server of its own; 0 skips
     add_sessions: int = 5
     graphiti_questions: int | None = 40  # per conversation: graphiti's search is slow here
@@ -325,6 +328,12 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
             print("direct writes", file=sys.stderr)
             speed_out["direct_writes"] = speed.direct_writes(memory, corpora["full"])
 
+        # -- issue 38's write goals: remember_many against bare rows, add() overhead ----
+        if options.writes:
+            runner_steps.writes(config, options.write_sessions, options.write_batches, speed_out)
+        else:
+            gaps.append("writes skipped (--no-writes).")
+
         # -- BEAM -----------------------------------------------------------------------
         if options.beam is not None and options.beam.is_file():
             chats = load_beam(options.beam)
@@ -399,59 +408,21 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
         memory.shutdown()
         embedder.close()
 
-    # -- recall latency at scale (another module, its own Neo4j) ---------------------------
+    # -- recall latency at scale, search() per shape (hmem_bench.latency, own Neo4j) ----
     if options.latency:
-        if importlib.util.find_spec("hmem_bench.latency") is None:
-            gaps.append("hmem_bench.latency is not available: no recall latency at 10k/100k/1M.")
-        elif _port_in_use(LATENCY_PORT):
-            # Its own server (port 7727) is busy with another run: measuring alongside it
-            # would skew both, and stopping it is not ours to do.
-            gaps.append(
-                f"recall latency skipped: port {LATENCY_PORT} (hmem_bench.latency's own Neo4j) "
-                "is in use by another run; run `python -m hmem_bench.latency` alone."
-            )
-        else:
-            print(
-                f"recall latency at {options.latency_sizes} facts (hmem_bench.latency)",
-                file=sys.stderr,
-            )
-            started = time.perf_counter()
-            # A fresh store (loads without the vector index, which is not built: every
-            # synthetic user is scanned exactly), its lines shown as they come.
-            returncode, output = _stream(
-                [
-                    sys.executable,
-                    "-m",
-                    "hmem_bench.latency",
-                    "--fresh",
-                    "--no-index",
-                    "--sizes",
-                    options.latency_sizes,
-                    "--queries",
-                    str(options.latency_queries),
-                    "--http",  # and Memory.search() / HTTP on LoCoMo shapes (issue 36)
-                    "--search-out",
-                    str(options.out),
-                    "--stop",
-                ],
-                timeout=2400,
-            )
-            results["speed"]["latency"] = {
-                "sizes": options.latency_sizes,
-                "queries": options.latency_queries,
-                "returncode": returncode,
-                "seconds": time.perf_counter() - started,
-                "output": output[-6000:],
-            }
-            if "1000000" not in options.latency_sizes:
-                gaps.append(
-                    "recall latency at 1M facts is not in this run: "
-                    "`hmem bench run --latency-sizes 10000,100000,1000000`."
-                )
-            if returncode != 0:
-                gaps.append(f"hmem_bench.latency failed (exit {returncode}): see its output.")
+        runner_steps.latency(options.latency_sizes, options.latency_queries, results["speed"], gaps)
     else:
         gaps.append("recall latency skipped (--no-latency).")
+    if options.search_latency:
+        runner_steps.search_latency(
+            options.out,
+            options.search_shapes,
+            options.search_questions,
+            results["speed"],
+            gaps,
+        )
+    else:
+        gaps.append("search latency per shape skipped (--no-search-latency).")
 
     # -- bytes per fact (hmem_bench.storage: a fresh server of its own) ---------------------
     # Not the growth of the database used above: Neo4j preallocates its store files, so a
@@ -460,7 +431,7 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
         gaps.append("bytes per fact skipped (--storage-facts 0).")
     elif options.locomo is None or not options.locomo.is_file():
         gaps.append("bytes per fact skipped: it writes LoCoMo's observations, not found.")
-    elif _port_in_use(storage.BOLT_PORT):
+    elif runner_steps.port_in_use(storage.BOLT_PORT):
         gaps.append(
             f"bytes per fact skipped: port {storage.BOLT_PORT} (hmem_bench.storage's own Neo4j) is "
             "in use by another run; run `python -m hmem_bench.storage` alone."
@@ -482,36 +453,6 @@ def run(config: Config, options: RunOptions) -> dict[str, Any]:
     results["meta"]["options"] = {k: str(v) for k, v in asdict(options).items()}
     write_report(results, options.out)
     return results
-
-
-LATENCY_PORT = 7727
-
-
-def _stream(command: list[str], *, timeout: float) -> tuple[int, str]:
-    """Run ``command``, echoing its output lines to stderr as they come (its progress is
-    the run's progress); the exit code and everything it printed. Killed after
-    ``timeout`` seconds (exit code -9)."""
-    lines: list[str] = []
-    with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    ) as proc:
-        timer = threading.Timer(timeout, proc.kill)
-        timer.start()
-        try:
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                lines.append(line)
-                print(f"  {line.rstrip()}", file=sys.stderr, flush=True)
-        finally:
-            timer.cancel()
-        returncode = proc.wait()
-    return returncode, "".join(lines)
-
-
-def _port_in_use(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _per_session(rows: list[dict[str, Any]]) -> dict[str, Any]:
