@@ -90,6 +90,9 @@ def run(config: Config, sessions: int, *, progress: bool = True) -> dict[str, An
                 "embed_base_url": fake.base_url,
                 "embed_api_key": FAKE_API_KEY,
                 "embed_model": "fake-embed",
+                # the fake's vectors must not claim the store for its model: the report's
+                # run searches the same store with the real one afterwards
+                "embed_model_check": False,
                 "queue_path": Path(tmp) / "queue.sqlite3",
             }
         )
