@@ -186,7 +186,13 @@ def write_report(results: dict[str, Any], out: Path, *, plots: bool = True) -> P
     (out / "results.json").write_text(
         json.dumps(results, indent=2, sort_keys=True, default=str) + "\n"
     )
-    images = _plots(results, out) if plots else []
+    images: list[str] = []
+    missing_plots = ""
+    if plots:
+        try:
+            images = _plots(results, out)
+        except ModuleNotFoundError as exc:  # the tables are the report; plots are extra
+            missing_plots = f"No plots: {exc.name} is not installed (pip install 'hmem[bench]')."
     meta = results.get("meta", {})
     md = [
         "# hmem benchmarks\n",
@@ -367,6 +373,8 @@ def write_report(results: dict[str, Any], out: Path, *, plots: bool = True) -> P
     if images:
         md.append("## Plots\n")
         md += [f"![{i}]({i})\n" for i in images]
+    elif missing_plots:
+        md.append(f"## Plots\n\n{missing_plots}\n")
     if results.get("gaps"):
         md.append("## Gaps in this run\n")
         md += [f"- {g}" for g in results["gaps"]] + [""]

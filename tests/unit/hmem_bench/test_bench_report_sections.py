@@ -160,3 +160,12 @@ def test_the_plain_text_section_gives_beam_locomo_and_the_cost(tmp_path: Path) -
     assert "| LoCoMo facts, inference on | 0.605 | 603 | 4 | 12.0 / — |" in report
     assert "p50 3.1 ms, p95 9.2 ms" in report
     assert "0.42 chat calls per write over 60 writes" in report
+
+
+def test_the_report_is_written_with_or_without_matplotlib(tmp_path: Path) -> None:
+    """A long run's tables are not lost to a missing plotting library."""
+    write_report({"meta": {}, "speed": {"writes": WRITES}}, tmp_path, plots=True)
+    report = (tmp_path / "report.md").read_text()
+    assert "## Writes (issue 38)" in report
+    assert "## Plots" not in report or "No plots: matplotlib is not installed" in report
+    assert (tmp_path / "results.json").is_file()
