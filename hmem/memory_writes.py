@@ -7,7 +7,6 @@ jobs, ``import_sessions``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +15,7 @@ import pydantic
 from hmem.config import Config
 from hmem.errors import ModelNotConfiguredError, PolicyRefusal, TextTooLongError, ValidationError
 from hmem.extract.clients import EmbeddingClient
-from hmem.extract.entities import find_entities, read_spans
+from hmem.extract.entities import find_entities
 from hmem.extract.policy import require_allowed, require_allowed_draft, require_allowed_session
 from hmem.graph import GraphStore
 from hmem.graph.store import EpisodeDraft, session_episode_id
@@ -44,11 +43,6 @@ NO_CHAT_MODEL = (
     "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama), or "
     "HMEM_LLM_API_KEY for the OpenAI API"
 )
-
-
-#: import_facts reads the next batch's entities ahead up to this batch size: two batches
-#: in flight must fit the NER's span cache (``hmem.extract.entities``, 8192 texts).
-_READ_AHEAD_MAX = 4096
 
 
 def _draft(**fields: Any) -> FactDraft:
@@ -334,29 +328,9 @@ class MemoryWrites:
         skips them as exact duplicates).
         """
         batches = import_batches(drafts, batch_size, observed_at or datetime.now(UTC))
-        if self.config.ner != "auto" or len(batches) < 2 or batch_size > _READ_AHEAD_MAX:
-            return WriteResult.combine(
-                [self.remember_many(b, user_id=user_id, observed_at=observed_at) for b in batches]
-            )
-        # The NER of the next batch runs in a thread while this one is written (the
-        # spaCy model and the Neo4j round trip overlap); the next write then finds its
-        # spans read. The known names are still matched at its turn, against the
-        # entities stored by then, so each batch gets exactly what it got one by one.
-        results = []
-        with ThreadPoolExecutor(1, thread_name_prefix="hmem-ner-ahead") as pool:
-            for number, batch in enumerate(batches):
-                ahead = None
-                if number + 1 < len(batches):
-                    texts = [d.text for d in batches[number + 1] if not d.entities]
-                    ahead = pool.submit(read_spans, texts)
-                try:
-                    results.append(
-                        self.remember_many(batch, user_id=user_id, observed_at=observed_at)
-                    )
-                finally:
-                    if ahead is not None:
-                        ahead.exception()  # a failure there recurs in that batch's own write
-        return WriteResult.combine(results)
+        return WriteResult.combine(
+            [self.remember_many(b, user_id=user_id, observed_at=observed_at) for b in batches]
+        )
 
     # -- the write path (one extractor call per session) ---------------------------------
     def add(

@@ -38,7 +38,6 @@ __all__ = [
     "forget_spans",
     "pipeline",
     "pipeline_name",
-    "read_spans",
 ]
 
 #: Trained pipelines tried in order; the first installed one is used.
@@ -179,16 +178,6 @@ def find_entities(
             doc = ruler(doc)
         out.append(_refs(doc, by_canonical, limit))
     return out
-
-
-def read_spans(texts: Sequence[str], *, batch_size: int = 256) -> None:
-    """Run the trained NER over the texts it has not read yet and keep their spans (the
-    cache below), so that ``find_entities`` over them later costs a tokenizer pass, not
-    the model: a caller writing batch after batch reads the next batch's texts while it
-    writes this one (``Memory.import_facts``). What ``find_entities`` returns is the
-    same: the kept spans are the model's own. No trained pipeline: nothing to do."""
-    if pipeline(True).pipe_names:
-        _docs(texts, True, batch_size)
 
 
 def _ruler_key(refs: Sequence[EntityRef]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:

@@ -263,36 +263,3 @@ def test_remember_many_reads_only_the_rows_that_name_no_entity(
         assert off.get(written.added[0], user_id=user_id).entities == []
     finally:
         off.shutdown()
-
-
-@needs_trained
-def test_import_facts_reading_ahead_finds_what_one_batch_at_a_time_finds(
-    config: Config, driver: Driver, user_id: str
-) -> None:
-    """import_facts runs the NER of the next batch while it writes this one; each fact
-    still gets exactly the entities of one remember_many per batch, names made known
-    by an earlier batch included (matched at the batch's own turn)."""
-    drafts = [
-        FactDraft(text="Maya adopted a dog called Biscuit.", entities=[EntityRef(name="Biscuit")]),
-        FactDraft(text="Caroline moved to Boston last spring."),
-        FactDraft(text="biscuit chewed the sofa while maya was in Paris."),
-        FactDraft(text="Melanie painted a sunrise over Lake Michigan."),
-        FactDraft(text="caroline and biscuit went hiking near Seattle."),
-        FactDraft(text="Nothing to name here."),
-    ]
-    memory = Memory(config.model_copy(update={"ner": "auto"}), driver=driver)
-    other = f"{user_id}-one-by-one"
-    try:
-        ahead = memory.import_facts(drafts, user_id=user_id, batch_size=2)
-        for start in range(0, len(drafts), 2):
-            memory.remember_many(drafts[start : start + 2], user_id=other)
-
-        def found(user: str) -> dict[str, list[str]]:
-            return {f.text: f.entities for f in memory.facts(user_id=user, limit=100)}
-
-        assert len(ahead.added) == len(drafts)
-        assert found(user_id) == found(other)
-        assert "Biscuit" in found(user_id)[drafts[2].text]  # known from the first batch
-    finally:
-        memory.erase_user(other)
-        memory.shutdown()

@@ -13,7 +13,6 @@ from hmem.extract.entities import (
     forget_spans,
     pipeline,
     pipeline_name,
-    read_spans,
 )
 from hmem.models import EntityRef
 
@@ -115,17 +114,3 @@ def test_texts_read_before_get_the_same_entities_without_the_model() -> None:
     assert [r for r in linked if r != known[0]] == [r for r in by_model[0] if r.name != "Maya"]
     forget_spans()
     assert find_entities(texts, known)[0] == linked  # the model again, the same answer
-
-
-@needs_trained
-def test_spans_read_ahead_give_the_same_entities() -> None:
-    """read_spans (import_facts reads the next batch while it writes this one) keeps
-    the model's spans: find_entities afterwards answers as the model does."""
-    texts = ["Priya flew from Oslo to Madrid with Jon.", "Sam works at the Louvre."]
-    known = [EntityRef(name="Jon", type="person")]
-    forget_spans()
-    by_model = find_entities(texts, known)
-    forget_spans()
-    read_spans(texts)
-    assert find_entities(texts, known) == by_model
-    forget_spans()
