@@ -22,11 +22,11 @@ from pydantic import (
     model_validator,
 )
 
+from hmem.chat import AddResult
 from hmem.extract.policy import require_allowed_value
 from hmem.ingest.job import Job
 from hmem.models import (
     MAX_BATCH_UNEMBEDDED,
-    AddResult,
     Category,
     EntityRef,
     Fact,
