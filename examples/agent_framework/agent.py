@@ -19,7 +19,7 @@ from typing import Any
 from agent_framework import Agent, BaseChatClient, ChatResponse, Message
 
 import hmem
-from hmem.adapters.agent_framework import HEADER, HmemContextProvider
+from hmem.faces.adapters.agent_framework import HEADER, HmemContextProvider
 
 
 class EchoMemoryClient(BaseChatClient):

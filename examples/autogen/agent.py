@@ -18,7 +18,7 @@ from autogen_agentchat.agents import AssistantAgent
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import hmem
-from hmem.adapters.autogen import HmemMemory
+from hmem.faces.adapters.autogen import HmemMemory
 
 
 def backend() -> hmem.Memory | hmem.AsyncClient:

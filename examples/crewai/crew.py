@@ -22,7 +22,7 @@ from crewai import Agent, Crew, Task
 from crewai.llms.base_llm import BaseLLM
 
 import hmem
-from hmem.adapters.crewai import HmemCrewMemory
+from hmem.faces.adapters.crewai import HmemCrewMemory
 
 
 class EchoMemoryLLM(BaseLLM):

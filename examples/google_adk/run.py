@@ -20,7 +20,7 @@ from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
 import hmem
-from hmem.adapters.google_adk import HmemMemoryService
+from hmem.faces.adapters.google_adk import HmemMemoryService
 
 sys.path.insert(0, str(Path(__file__).parent))
 from travel.agent import root_agent

@@ -23,7 +23,7 @@ from langgraph.prebuilt import InjectedStore, ToolNode, tools_condition
 from langgraph.store.base import BaseStore
 
 from hmem import Client, Memory
-from hmem.adapters.langgraph import HmemStore
+from hmem.faces.adapters.langgraph import HmemStore
 
 
 def backend() -> Client | Memory:

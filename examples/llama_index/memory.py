@@ -17,7 +17,7 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.memory import Memory
 
 import hmem
-from hmem.adapters.llama_index import HmemMemoryBlock
+from hmem.faces.adapters.llama_index import HmemMemoryBlock
 
 
 def backend() -> hmem.Memory | hmem.AsyncClient:

@@ -19,7 +19,7 @@ from agents import Agent, RunConfig, Runner, set_tracing_disabled
 from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
 
 from hmem import Client, Memory
-from hmem.adapters.openai_agents import hmem_input_filter, hmem_tools
+from hmem.faces.adapters.openai_agents import hmem_input_filter, hmem_tools
 
 
 def backend() -> Client | Memory:

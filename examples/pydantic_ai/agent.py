@@ -21,7 +21,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from hmem import Client, Memory
-from hmem.adapters.pydantic_ai import HmemMemory
+from hmem.faces.adapters.pydantic_ai import HmemMemory
 
 
 def backend() -> Client | Memory:

@@ -1,9 +1,15 @@
-"""Request and response bodies of the HTTP API (the domain models are reused as is)."""
+"""Request and response bodies of the HTTP API. The domain models are reused as is, and a
+body that carries a domain type's fields takes them from it (types and defaults) instead of
+listing them again: ``MessageIn`` and ``ProfileOut`` by inheritance, ``AddOut`` and
+``JobOut`` by ``_fields_of`` (their sources are dataclasses)."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
 from pydantic import (
     AfterValidator,
@@ -11,11 +17,14 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    create_model,
     field_validator,
     model_validator,
 )
 
+from hmem.chat import AddResult
 from hmem.extract.policy import require_allowed_value
+from hmem.ingest.job import Job
 from hmem.models import (
     MAX_BATCH_UNEMBEDDED,
     Category,
@@ -24,6 +33,7 @@ from hmem.models import (
     FactDraft,
     Message,
     NewFactId,
+    ProfileRecord,
     SupersedeTarget,
 )
 from hmem.surface import SEARCH_DEFAULTS
@@ -65,6 +75,42 @@ FactId = Annotated[str, Field(min_length=1, max_length=128)]
 
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _fields_of(
+    source: type, *, skip: Collection[str] = (), optional: Collection[str] = ()
+) -> Callable[[type[M]], type[M]]:
+    """The decorated body with the fields of the dataclass ``source`` (but ``skip``), in
+    its order, with its types and defaults: a field added to or changed in ``source``
+    reaches the API without a second list here. ``optional`` fields default to None on
+    the wire where ``source`` has none; a field the body declares itself is taken as the
+    body says (its validators are not kept: a body holds only such fields)."""
+    hints = get_type_hints(source)
+
+    def derive(body: type[M]) -> type[M]:
+        fields: dict[str, Any] = {}
+        for f in dataclasses.fields(source):
+            if f.name in skip:
+                continue
+            if f.name in inspect.get_annotations(body):
+                own = body.model_fields[f.name]
+                fields[f.name] = (own.annotation, own)
+            elif f.default_factory is not dataclasses.MISSING:
+                fields[f.name] = (hints[f.name], Field(default_factory=f.default_factory))
+            elif f.default is not dataclasses.MISSING or f.name in optional:
+                default = None if f.default is dataclasses.MISSING else f.default
+                fields[f.name] = (hints[f.name], default)
+            else:
+                fields[f.name] = (hints[f.name], ...)
+        base: type[M] = body.__base__  # type: ignore[assignment]
+        return create_model(
+            body.__name__, __base__=base, __module__=body.__module__, __doc__=body.__doc__, **fields
+        )
+
+    return derive
 
 
 class RememberIn(_In):
@@ -180,36 +226,34 @@ class AddIn(_In):
     )
 
 
+@_fields_of(
+    AddResult,
+    # not in the HTTP answer: kept off so the answer (and the OpenAPI document) stays as
+    # it was; putting one on the wire is a change of the API
+    skip=(
+        "superseded_reasons",
+        "prompt_tokens",
+        "completion_tokens",
+        "embedding_calls",
+        "embed_seconds",
+        "profile_updated",
+    ),
+)
 class AddOut(BaseModel):
     """What a session did (``status`` ``done``), or its job (``queued``)."""
 
-    job_id: str
-    status: str
-    added: list[str] = Field(default_factory=list)
-    superseded: list[str] = Field(default_factory=list)
-    merged: list[str] = Field(default_factory=list)
-    related: list[tuple[str, str]] = Field(default_factory=list)
-    skipped: int = 0
-    refused: list[str] = Field(default_factory=list)
-    rejected_targets: list[str] = Field(default_factory=list)
-    chat_calls: int = 0
-    model_seconds: float = 0.0
-    total_seconds: float = 0.0
-    replayed: bool = False
-    bookmarks: list[str] = Field(default_factory=list)
+    status: str  # always sent: required on the wire, though AddResult defaults it
 
 
+@_fields_of(
+    Job,
+    # a job's text (what the user said, what the model read) never leaves the server;
+    # nor does the key that accepted it
+    skip=("source_text", "episode_text", "refused", "ignored", "extraction", "key_id"),
+    optional=("session_id", "result", "error"),
+)
 class JobOut(BaseModel):
-    id: str
-    user_id: str
-    session_id: str | None = None
-    observed_at: AwareDatetime
-    status: str
-    attempts: int
-    result: dict[str, Any] | None = None
-    error: str | None = None
-    created_at: AwareDatetime
-    updated_at: AwareDatetime
+    pass  # a session's job, as Job.public shows it
 
 
 class SearchIn(_In):
@@ -229,9 +273,9 @@ class ProfileIn(_In):
     text: Annotated[str, Field(min_length=1, max_length=2000, description="at most 120 words")]
 
 
-class ProfileOut(BaseModel):
-    text: str
-    updated_at: AwareDatetime
+class ProfileOut(ProfileRecord):
+    # an answer, not an input: it does not forbid what a newer server may add
+    model_config = ConfigDict(extra="ignore")
 
 
 class CloseIn(_In):

@@ -1,3 +1,3 @@
-"""The faces over the memory surface (hmem/surface.py): the HTTP client (``client``) and
-the MCP server (``mcp_server``). Each takes any object of the surface, so it works over an
-embedded ``Memory`` or a remote ``Client`` alike."""
+"""The faces over the memory surface (hmem/surface.py): the HTTP client (``client``), the
+MCP server (``mcp_server``) and the agent-framework adapters (``adapters``). Each takes any
+object of the surface, so it works over an embedded ``Memory`` or a remote ``Client`` alike."""

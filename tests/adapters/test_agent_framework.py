@@ -12,7 +12,7 @@ from agent_framework import Agent, BaseChatClient, ChatResponse, Message
 from neo4j import Driver
 
 from hmem import Config, Memory
-from hmem.adapters.agent_framework import HEADER, HmemContextProvider
+from hmem.faces.adapters.agent_framework import HEADER, HmemContextProvider
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 

@@ -16,7 +16,7 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 from neo4j import Driver
 
 from hmem import Config, Memory
-from hmem.adapters.autogen import HEADER, HmemMemory
+from hmem.faces.adapters.autogen import HEADER, HmemMemory
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -101,7 +101,7 @@ def test_component_config_add_and_clear(
 
     asyncio.run(run())
     dumped = memory.dump_component()
-    assert dumped.provider == "hmem.adapters.autogen.HmemMemory"
+    assert dumped.provider == "hmem.faces.adapters.autogen.HmemMemory"
     assert dumped.config["user_id"] == user_id  # and no key: only the variable's name
     assert set(dumped.config) <= {"user_id", "api_url", "api_key_env", "k", "learn", "session_id"}
     monkeypatch.setenv("HMEM_API_KEY", "hmem_test_key")

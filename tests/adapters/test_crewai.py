@@ -27,7 +27,7 @@ with warnings.catch_warnings():
     from crewai import Agent, Crew, Task
     from crewai.llms.base_llm import BaseLLM
 
-    from hmem.adapters.crewai import HmemCrewMemory, hmem_tools
+    from hmem.faces.adapters.crewai import HmemCrewMemory, hmem_tools
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 

@@ -25,7 +25,7 @@ from neo4j import Driver
 from pydantic import Field
 
 from hmem import AsyncClient, Config, Memory
-from hmem.adapters.google_adk import HmemMemoryService
+from hmem.faces.adapters.google_adk import HmemMemoryService
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.test_api_fixtures import fresh_tenant, live_server
@@ -282,7 +282,7 @@ def test_register_for_a_services_py(monkeypatch: pytest.MonkeyPatch) -> None:
     ``hmem://`` with no host is an embedded Memory configured by HMEM_*."""
     from google.adk.cli.service_registry import get_service_registry
 
-    from hmem.adapters.google_adk import register
+    from hmem.faces.adapters.google_adk import register
 
     monkeypatch.setenv("HMEM_API_KEY", "hmem_test_key")
     register("mem")

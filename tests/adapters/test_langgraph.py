@@ -26,8 +26,8 @@ from neo4j import Driver
 from pydantic import Field
 
 from hmem import AsyncClient, Config, Memory
-from hmem.adapters.langgraph import HmemSearchItem, HmemStore
 from hmem.errors import ValidationError
+from hmem.faces.adapters.langgraph import HmemSearchItem, HmemStore
 from tests.adapters import _story as story
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 

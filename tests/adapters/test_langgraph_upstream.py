@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from hmem import Memory
-from hmem.adapters.langgraph import HmemStore
+from hmem.faces.adapters.langgraph import HmemStore
 
 UPSTREAM = os.environ.get("HMEM_LANGGRAPH_UPSTREAM_TESTS", "")
 

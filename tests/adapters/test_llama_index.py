@@ -14,7 +14,7 @@ from neo4j import Driver
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from hmem import Config, Memory
-from hmem.adapters.llama_index import HEADER, HmemMemoryBlock
+from hmem.faces.adapters.llama_index import HEADER, HmemMemoryBlock
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 

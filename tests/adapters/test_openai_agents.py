@@ -16,7 +16,7 @@ from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_messag
 from neo4j import Driver
 
 from hmem import AsyncClient, Config, Memory
-from hmem.adapters.openai_agents import HmemSession, hmem_input_filter, hmem_tools
+from hmem.faces.adapters.openai_agents import HmemSession, hmem_input_filter, hmem_tools
 from tests.adapters import _story as story
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server

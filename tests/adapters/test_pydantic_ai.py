@@ -23,7 +23,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from hmem import AsyncClient, Config, Memory
-from hmem.adapters.pydantic_ai import HmemMemory, hmem_instructions, hmem_toolset
+from hmem.faces.adapters.pydantic_ai import HmemMemory, hmem_instructions, hmem_toolset
 from tests.adapters import _story as story
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 

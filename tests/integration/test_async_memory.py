@@ -67,7 +67,7 @@ def test_calls_run_side_by_side_on_one_loop(memory: Memory, user_id: str) -> Non
 def test_the_adapters_port_awaits_an_async_memory(memory: Memory, user_id: str) -> None:
     """Every framework adapter takes an ``AsyncMemory`` as it takes an ``AsyncClient``:
     its calls are awaited on the framework's loop, never run in a thread again."""
-    from hmem.adapters._core import Port
+    from hmem.faces.adapters._core import Port
 
     port = Port(AsyncMemory(memory))
     assert port.is_async

@@ -44,7 +44,6 @@ LAYERS: list[tuple[str, ...]] = [
     (
         "hmem",
         "hmem.api",
-        "hmem.adapters",
         "hmem.faces",
         "hmem.cli",
     ),

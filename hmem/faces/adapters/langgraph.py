@@ -34,8 +34,8 @@ from collections.abc import Coroutine, Iterable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from hmem.adapters._core import Backend, Port, check_user, format_fact, missing, parse_when
 from hmem.errors import NotFoundError, ValidationError
+from hmem.faces.adapters._core import Backend, Port, check_user, format_fact, missing, parse_when
 from hmem.models import Fact, FactHistory, WriteResult
 from hmem.recall.models import SearchResult
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from hmem.adapters._core import Port
 from hmem.errors import ModelNotConfiguredError
+from hmem.faces.adapters._core import Port
 from hmem.models import WriteResult
 from hmem.recall.context import render_hit
 from hmem.recall.models import Hit, SearchResult

@@ -1,7 +1,7 @@
 """LlamaIndex: ``HmemMemoryBlock``, a long-term ``BaseMemoryBlock`` over hmem.
 
     from llama_index.core.memory import Memory
-    from hmem.adapters.llama_index import HmemMemoryBlock
+    from hmem.faces.adapters.llama_index import HmemMemoryBlock
 
     memory = Memory.from_defaults(
         session_id="s1", token_limit=4000,
@@ -29,8 +29,8 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr
 
-from hmem.adapters._core import Port, check_user, missing
-from hmem.adapters._turns import Turn, TurnWriter, dated_lines
+from hmem.faces.adapters._core import Port, check_user, missing
+from hmem.faces.adapters._turns import Turn, TurnWriter, dated_lines
 from hmem.recall.models import SearchResult
 
 try:

@@ -1,4 +1,4 @@
-"""The framework-free part of the adapters (hmem/adapters/_core.py), in the main venv,
+"""The framework-free part of the adapters (hmem/faces/adapters/_core.py), in the main venv,
 which has no agent framework: each adapter module then names the extra to install."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 
 from hmem import AsyncClient, Client
-from hmem.adapters._core import Port, check_user, parse_when
 from hmem.errors import ValidationError
+from hmem.faces.adapters._core import Port, check_user, parse_when
 
 
 @pytest.mark.parametrize(
@@ -23,7 +23,7 @@ from hmem.errors import ValidationError
 )
 def test_an_adapter_without_its_framework_names_the_extra(module: str, extra: str) -> None:
     with pytest.raises(ImportError, match=rf"pip install 'hmem\[{extra}\]'"):
-        importlib.import_module(f"hmem.adapters.{module}")
+        importlib.import_module(f"hmem.faces.adapters.{module}")
 
 
 def test_the_user_is_checked_as_the_api_checks_it() -> None:

@@ -1,7 +1,7 @@
 """Microsoft Agent Framework: ``HmemContextProvider``, a ``ContextProvider`` over hmem.
 
     from agent_framework import Agent
-    from hmem.adapters.agent_framework import HmemContextProvider
+    from hmem.faces.adapters.agent_framework import HmemContextProvider
 
     agent = Agent(client=..., context_providers=[HmemContextProvider(backend, user_id="maya")])
     session = agent.create_session()
@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hmem.adapters._core import Backend, Port, check_user, missing
-from hmem.adapters._turns import Turn, TurnWriter, dated_lines
+from hmem.faces.adapters._core import Backend, Port, check_user, missing
+from hmem.faces.adapters._turns import Turn, TurnWriter, dated_lines
 from hmem.recall.models import SearchResult
 
 try:

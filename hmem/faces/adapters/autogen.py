@@ -1,7 +1,7 @@
 """AutoGen (AgentChat 0.7): ``HmemMemory``, an ``autogen_core.memory.Memory`` component.
 
     from autogen_agentchat.agents import AssistantAgent
-    from hmem.adapters.autogen import HmemMemory
+    from hmem.faces.adapters.autogen import HmemMemory
 
     memory = HmemMemory(hmem.AsyncClient(url, api_key=key), user_id="maya")
     agent = AssistantAgent("assistant", model_client=..., memory=[memory])
@@ -29,8 +29,8 @@ from typing import Any, Self
 
 from pydantic import BaseModel
 
-from hmem.adapters._core import Backend, Port, check_user, missing
-from hmem.adapters._turns import Turn, TurnWriter, hit_line
+from hmem.faces.adapters._core import Backend, Port, check_user, missing
+from hmem.faces.adapters._turns import Turn, TurnWriter, hit_line
 from hmem.recall.models import SearchResult
 
 try:
@@ -71,7 +71,7 @@ class HmemMemory(Memory, Component[HmemMemoryConfig]):
 
     component_type = "memory"
     component_config_schema = HmemMemoryConfig
-    component_provider_override = "hmem.adapters.autogen.HmemMemory"
+    component_provider_override = "hmem.faces.adapters.autogen.HmemMemory"
 
     def __init__(
         self,

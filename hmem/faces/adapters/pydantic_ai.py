@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hmem.adapters._core import Backend, Port, check_user, missing
 from hmem.errors import HmemError
+from hmem.faces.adapters._core import Backend, Port, check_user, missing
 
 try:
     from pydantic_ai import FunctionToolset, ModelRetry, RunContext

@@ -2,7 +2,7 @@
 
     from google.adk.runners import Runner
     from google.adk.tools import preload_memory
-    from hmem.adapters.google_adk import HmemMemoryService
+    from hmem.faces.adapters.google_adk import HmemMemoryService
 
     agent = LlmAgent(..., tools=[preload_memory],
                      after_agent_callback=lambda callback_context:
@@ -34,8 +34,8 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from hmem.adapters._core import Backend, Port, check_user, missing, parse_when
-from hmem.adapters._turns import Turn, TurnWriter, hit_line
+from hmem.faces.adapters._core import Backend, Port, check_user, missing, parse_when
+from hmem.faces.adapters._turns import Turn, TurnWriter, hit_line
 from hmem.recall.models import SearchResult
 
 try:

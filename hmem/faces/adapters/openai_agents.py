@@ -30,8 +30,8 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from hmem.adapters._core import Backend, Port, check_user, missing, tool_error
 from hmem.errors import HmemError
+from hmem.faces.adapters._core import Backend, Port, check_user, missing, tool_error
 
 try:
     from agents import FunctionTool, RunContextWrapper, function_tool

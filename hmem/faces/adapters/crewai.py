@@ -1,7 +1,7 @@
 """CrewAI: ``HmemCrewMemory``, a ``crewai.Memory`` whose records live in hmem, and tools.
 
     from crewai import Agent, Crew, Task
-    from hmem.adapters.crewai import HmemCrewMemory
+    from hmem.faces.adapters.crewai import HmemCrewMemory
 
     memory = HmemCrewMemory(backend=hmem.Client(url, api_key=key), user_id="maya")
     crew = Crew(agents=[...], tasks=[...], memory=memory)
@@ -40,8 +40,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, PrivateAttr, field_validator
 
-from hmem.adapters._core import Backend, Port, check_user, missing
-from hmem.adapters._turns import Turn, TurnWriter, hit_line
+from hmem.faces.adapters._core import Backend, Port, check_user, missing
+from hmem.faces.adapters._turns import Turn, TurnWriter, hit_line
 from hmem.recall.models import SearchResult
 
 try:
