@@ -164,7 +164,7 @@ def beam_text(
             **beam_bench.summarise(verdicts),
             "closed": len(closures),
             "write_ms": _percentiles(times),
-            "closures": closures[:20],
+            "closures": closures[:60],
             "probes": probes,
         }
     return out
