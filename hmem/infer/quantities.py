@@ -211,6 +211,11 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
             lead = clause[max(0, start - 60) : start]
             lead = lead[lead.rfind(",") + 1 :] if kind != "date" else lead
             cue = _CUE.search(lead)
+            if cue and re.search(r"\d", re.sub(r"\bfrom\s+\S+\s+to\s*$", "", lead[cue.end() :])):
+                # a change word is the next value's ("my increased quiz score from 75% to
+                # 92% after practicing 15 problems": the score changed, not the count);
+                # only a "from X to" value may stand between it and its value
+                cue = None
             if (
                 cue
                 and cue.group(0).lower() == "new"
