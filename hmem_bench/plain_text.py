@@ -164,7 +164,7 @@ def beam_text(
             **beam_bench.summarise(verdicts),
             "closed": len(closures),
             "write_ms": _percentiles(times),
-            "closures": closures[:20],
+            "closures": closures[:60],
             "probes": probes,
         }
     return out
@@ -311,7 +311,7 @@ def rule_pairs(path: Path, setting: str, conversations: int = 5) -> dict[str, An
     since a write reads only its neighbours; the first 50 listed with their cue."""
     from hmem.infer.changes import decide, owner, read_claims
     from hmem.infer.quantities import changed_value, read_quantities
-    from hmem.infer.write import MAX_STATEMENT_WORDS
+    from hmem.infer.write import MAX_STATEMENT_WORDS, _same_owner
 
     found: list[dict[str, str]] = []
     writes = 0
@@ -329,6 +329,12 @@ def rule_pairs(path: Path, setting: str, conversations: int = 5) -> dict[str, An
                 cue = reason = None
                 if decision is not None and decision.op == "supersede" and decision.reason:
                     cue, reason = decision.cue, decision.reason.value
+                elif decision is None and numbers_only:
+                    # a long text: whose each value is, clause by clause (as a write reads it)
+                    cue = changed_value(
+                        quantities, read_quantities(old_text), _same_owner(text, new, old_text, old)
+                    )
+                    reason = "contradiction"
                 elif (
                     decision is None
                     and not new.added

@@ -253,6 +253,7 @@ def _subject_from_words(text: str) -> str | None:
     return None if name in _THIRD else name
 
 
+@functools.lru_cache(maxsize=4096)  # the read path asks it of the same texts again
 def _slot(text: str) -> tuple[str | None, str | None]:
     for slot, (patterns, _) in SLOTS.items():
         for pattern in patterns:

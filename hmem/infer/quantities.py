@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["Quantity", "change_sentences", "changed_value", "read_quantities"]
@@ -81,6 +82,7 @@ class Quantity:
     sentence: str
     cue: str | None  # the words that say it changed
     goal: bool = False  # aimed at, wished, supposed, a past "from" value: not one held
+    at: int = 0  # where the value starts in ``sentence`` (whose it is: ``owners``)
 
 
 def _stem(word: str) -> str:
@@ -194,7 +196,13 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
                 number = number.rstrip("0").rstrip(".")
             spans.append((m.start(), m.end(), number, kind, unit))
         for start, end, value, kind, unit in spans:
-            around = sentence[max(0, offset + start - _BEFORE) : offset + end + _AFTER]
+            # whole words only: a cut word ("prac" of "practicing") matches nothing
+            lo, hi = max(0, offset + start - _BEFORE), offset + end + _AFTER
+            while lo > 0 and sentence[lo - 1].isalnum():
+                lo -= 1
+            while hi < len(sentence) and sentence[hi].isalnum():
+                hi += 1
+            around = sentence[lo:hi]
             tokens = _TOKEN.findall(around)
             near = (
                 frozenset(_stem(t) for t in tokens if t.lower() not in _STOP and t[0].isalpha())
@@ -203,6 +211,11 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
             lead = clause[max(0, start - 60) : start]
             lead = lead[lead.rfind(",") + 1 :] if kind != "date" else lead
             cue = _CUE.search(lead)
+            if cue and re.search(r"\d", re.sub(r"\bfrom\s+\S+\s+to\s*$", "", lead[cue.end() :])):
+                # a change word is the next value's ("my increased quiz score from 75% to
+                # 92% after practicing 15 problems": the score changed, not the count);
+                # only a "from X to" value may stand between it and its value
+                cue = None
             if (
                 cue
                 and cue.group(0).lower() == "new"
@@ -237,6 +250,7 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
                     sentence=sentence,
                     cue=None if goal or cue is None else cue.group(0).lower(),
                     goal=bool(goal) or past,
+                    at=offset + start,
                 )
             )
     return tuple(out)
@@ -278,15 +292,24 @@ def _same_measure(new: Quantity, old: Quantity) -> bool:
     return len(shared) >= _SHARED
 
 
-def changed_value(new: tuple[Quantity, ...], old: tuple[Quantity, ...]) -> str | None:
+def changed_value(
+    new: tuple[Quantity, ...],
+    old: tuple[Quantity, ...],
+    same_owner: Callable[[Quantity, Quantity], bool] | None = None,
+) -> str | None:
     """The cue when a changed mention of ``new`` gives another value of something
-    ``old`` states (the same unit and a shared word of what it measures); None when
-    nothing changed, or when the stored text already states the new value."""
+    ``old`` states (the same unit and a shared word of what it measures; with
+    ``same_owner``, also of the same person); None when nothing changed, or when the
+    stored text already states the new value."""
     for q in new:
         if not q.cue:
             continue  # a running count with no cue ("completed 15 problems") is not enough:
             # on the BEAM dev chats every such closure was of another batch of problems
-        rivals = [o for o in old if not o.goal and _same_measure(q, o)]
+        rivals = [
+            o
+            for o in old
+            if not o.goal and _same_measure(q, o) and (same_owner is None or same_owner(q, o))
+        ]
         if not rivals or any(o.value == q.value for o in rivals):
             continue
         what = q.unit or next((o.unit for o in rivals if o.unit), None) or q.kind

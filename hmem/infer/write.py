@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +21,7 @@ from hmem.graph.store import GraphStore
 from hmem.infer.changes import Claim, Decision, decide, owner, read_claims, slot_words
 from hmem.infer.dates import Interval, read_interval
 from hmem.infer.model import judge
+from hmem.infer.owners import value_owner
 from hmem.infer.quantities import Quantity, change_sentences, changed_value, read_quantities
 from hmem.models import SupersedeReason, SupersedeTarget
 from hmem.recall.query import lucene_query
@@ -196,14 +197,19 @@ def _changed_numbers(
         return InferredWrite(interval=interval)
     [new] = read_claims([text])
     # a long message's vector is about all of it: more of its neighbours are read (the
-    # number rule costs a regex pass each, no parse)
+    # number rule costs a regex pass each; a parse only of the sentences it compares)
     near = neighbours(store, user_id, " ".join(changed), vector, names, 2 * k)
     result = InferredWrite(interval=interval, neighbours=len(near), claim=new)
-    if owner(new) is None:
-        return result
     olds = read_claims([row["text"] for row in near])
     for row, old in zip(near, olds, strict=True):
-        decision = _number_decision(quantities, row["text"]) if owner(old) == owner(new) else None
+        # whose each value is, clause by clause: a long turn's own subject is often
+        # "can you help me", while "I've increased my sessions to 12" is the user's
+        cue = changed_value(
+            quantities, read_quantities(row["text"]), _same_owner(text, new, row["text"], old)
+        )
+        decision = (
+            None if cue is None else Decision("supersede", SupersedeReason.CONTRADICTION, cue)
+        )
         if decision is None:
             continue
         result.supersedes.append(
@@ -216,6 +222,32 @@ def _changed_numbers(
             )
         )
     return result
+
+
+_SPEAKER = re.compile(r"^(?P<who>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+")
+
+
+def _same_owner(
+    new_text: str, new: Claim, old_text: str, old: Claim
+) -> Callable[[Quantity, Quantity], bool]:
+    """Whether two values are the same person's: each one's clause owner (``owners``;
+    the text's owner when no clause names one), "I" of a turn being its speaker's."""
+
+    def whose(q: Quantity, text: str, claim: Claim) -> tuple[str | None, str | None]:
+        found, measure = value_owner(q.sentence, q.at, owner(claim))
+        speaker = _SPEAKER.match(text)
+        if found is not None and speaker is not None and found.split(".")[0] == "user":
+            found = speaker.group("who").lower() + found[len("user") :]
+        return found, measure
+
+    def same(q: Quantity, o: Quantity) -> bool:
+        mine, measure = whose(q, new_text, new)
+        theirs, their_measure = whose(o, old_text, old)
+        if measure is not None and their_measure is not None and measure != their_measure:
+            return False  # "my quiz score improved to 88%" is not "my accuracy … 90%"
+        return mine is not None and mine == theirs
+
+    return same
 
 
 def _same_words(a: Claim, b: Claim) -> bool:

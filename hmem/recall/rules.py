@@ -9,6 +9,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from hmem.graph.search import ExpandedFact
+from hmem.infer.changes import states_newer_value
 from hmem.models import Fact, HistoryStep
 from hmem.recall.models import Hit, SearchMode
 from hmem.recall.scoring import ScoreWeights, weighted
@@ -126,13 +127,13 @@ def forward_to_current(
     """Current mode (and as_of, at that moment): a replaced fact that matches the
     question makes the fact that replaced it match ("where does Maya live?" ≈ "Maya
     lives in London" → Paris): the successor takes the replaced fact's score.
-    Unless a standing hit that began after the successor answers about as well as
-    the replaced fact did (scores at least ``rival`` of it): that is a newer
-    value, and the successor gets only a damped share (``ScoreWeights.handed``,
-    growing with its own match), so one that only ends the old situation ("Maya
-    cancelled her gym membership") does not outrank it ("Maya now goes
-    bouldering"). Replaced facts are not hits."""
-    standing = [(h.fact.valid_from, h.score) for h in hits.values() if in_view(h.fact)]
+    Unless a standing hit that began after the successor states a newer value of
+    the replaced fact's slot, or answers about as well as the replaced fact did
+    (scores at least ``rival`` of it; ``_newer_value``): then the successor gets only a damped share
+    (``ScoreWeights.handed``, growing with its own match), so one that only ends the
+    old situation ("Maya cancelled her gym membership") does not outrank it ("Maya now
+    goes bouldering"). Replaced facts are not hits."""
+    standing = [(h.fact.valid_from, h.score, h.fact.text) for h in hits.values() if in_view(h.fact)]
     for fid in [f for f, h in hits.items() if not in_view(by_id[f].fact)]:
         old = hits.pop(fid)
         for step in by_id[fid].newer:
@@ -155,13 +156,26 @@ def forward_to_current(
                     successors=entry.newer if entry else [],
                 )
             bar = weights.rival * old.score
-            newer_value = any(b > new.valid_from and sc >= bar for b, sc in standing)
+            newer_value = any(
+                b > new.valid_from and _newer_value(old.fact.text, text, sc >= bar)
+                for b, sc, text in standing
+            )
             handed = weights.handed(old.score, held.score) if newer_value else old.score
             if handed > held.score:
                 parts = dict(held.parts)
                 parts["inherited"] = parts.get("inherited", 0.0) + handed - held.score
                 held = held.model_copy(update={"score": handed, "parts": parts, "promoted_by": fid})
             hits[new.id] = held
+
+
+def _newer_value(replaced: str, rival: str, scores_as_well: bool) -> bool:
+    """Whether a later standing fact is a newer value of what a replaced fact said: one
+    whose words state another value of the replaced fact's slot (where someone lives,
+    who employs them, …) for the same subject is, whatever it scores. Otherwise the
+    guess of the score ratio (``ScoreWeights.rival``) stands: it also keeps a successor
+    from outranking a fact that answers the question as well as the replaced one did
+    ("Does Maya have a pet?": the cat, not the vegan diet that replaced "vegetarian")."""
+    return states_newer_value(replaced, rival) is True or scores_as_well
 
 
 def promote_history(

@@ -116,3 +116,8 @@ def test_code_is_not_read_and_the_changed_sentences_are_named() -> None:
 def test_a_latex_left_is_no_ending() -> None:
     [claim] = read_claims([r"I think it's \(\left(\frac{1}{2}\right)^2\). Let's move on!"])
     assert claim.ends is None
+
+
+def test_a_change_word_belongs_to_the_next_value_not_one_past_another() -> None:
+    said = read_quantities("I'm glad my increased quiz score went from 75% to 92% after 15 drills.")
+    assert [(q.value, q.cue) for q in said] == [("75", None), ("92", "increased"), ("15", None)]

@@ -94,10 +94,26 @@ def test_a_newer_fact_that_answers_as_well_keeps_the_successor_to_a_damped_share
     assert result.hits[1].score == pytest.approx(0.56 * (0.6 + 0.3 * 0.75))
 
 
+def test_a_newer_fact_that_states_another_value_of_the_slot_damps_however_it_scores() -> None:
+    # Lyon scores 0.7 × 0.7 = 0.49, under 0.85 of London's 0.56: the words decide, not the
+    # ratio; Paris gets 0.6 + 0.3 × 0.75 of London's score
+    result = Recall(FakeSearch((LYON, 0.7))).search(
+        "Where does Maya live?", user_id="u", now=NOW, vector=[1.0]
+    )
+    paris = next(h for h in result.hits if h.fact.id == "paris")
+    assert paris.score == pytest.approx(0.56 * (0.6 + 0.3 * 0.75))
+
+
 @pytest.mark.parametrize(
     ("other", "score"),
-    [(LYON, 0.83), (OLDER, 0.88)],
-    ids=["newer but answers less well", "answers as well but older"],
+    [
+        (fact("trip", "Maya took a weekend trip to Lyon.", valid_from=day(2026, 4, 1)), 0.83),
+        (OLDER, 0.88),
+    ],
+    ids=[
+        "newer but answers less well and states no value of the slot",
+        "answers as well but older",
+    ],
 )
 def test_only_a_newer_fact_that_answers_as_well_damps_the_successor(
     other: Fact, score: float
