@@ -38,7 +38,14 @@ from datetime import UTC, datetime
 from typing import Unpack
 
 from hmem.errors import ValidationError
-from hmem.graph.search import DenseStrategy, ExpandedFact, FactSearch, Retrieved, TemporalMode
+from hmem.graph.search import (
+    DenseStrategy,
+    ExpandedFact,
+    FactSearch,
+    Question,
+    Retrieved,
+    TemporalMode,
+)
 from hmem.models import require_aware
 from hmem.recall.context import header, pack
 from hmem.recall.models import SearchMode, SearchResult, SearchTimings
@@ -165,7 +172,7 @@ class Recall:
         expand_ms = _ms(started)
 
         started = time.perf_counter()
-        rows = [(c.id, c.source, c.score) for c in got.candidates.rows]
+        rows = got.candidates.rows  # (id, source, score) tuples
         signals = base_scores(rows)
         sources: dict[str, list[str]] = {}
         for fid, source, _ in rows:
@@ -281,7 +288,7 @@ class Recall:
         ``asked.keep`` by the server's hybrid score (the same weights as ours; it is the
         one place that score is computed: ``_expanded`` takes its choice as it is)."""
         k, analysis = asked.k, asked.analysis
-        return self.search_backend.retrieve(
+        question = Question(
             asked.user_id,
             vector=vector,
             lucene=analysis.lucene,
@@ -297,8 +304,8 @@ class Recall:
             k_dense=max(2 * k, 20),
             k_lexical=max(k, 20),
             k_entity=max(2 * k, 20),
-            strategy=strategy,
         )
+        return self.search_backend.retrieve(question, strategy=strategy)
 
     def _expanded(
         self, asked: _Asked, got: Retrieved
