@@ -38,7 +38,6 @@ from hmem.config import Neo4jSettings, SearchSettings
 from hmem.graph._driver import FULLTEXT_LAG
 from hmem.graph._records import check_user_id
 from hmem.graph.search_rows import (
-    SIGNALS,
     Candidate,
     CandidateSet,
     ExpandedFact,
@@ -288,15 +287,9 @@ class FactSearch:
             server_ms += more_ms
             trips, used = 2, f"{dense}+exact"
         self._remember_size(user_id, int(row["size"]))
-        rows = [
-            Candidate(signals[0], source, score)
-            for signals in row["rows"]  # [id, dense, lexical, ...]: see search_recall.cypher
-            for source, score in zip(SIGNALS, signals[1:], strict=True)
-            if score is not None
-        ]
         return Retrieved(
             candidates=CandidateSet(
-                rows=rows, strategy=used, server_ms=server_ms, round_trips=trips
+                strategy=used, server_ms=server_ms, round_trips=trips, table=row["rows"]
             ),
             expanded=[expanded_fact(e) for e in row["expanded"]],
         )

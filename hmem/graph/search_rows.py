@@ -73,14 +73,42 @@ class Candidate(NamedTuple):
     score: float
 
 
-@dataclass(frozen=True, slots=True)
 class CandidateSet:
-    """Raw candidates and how the dense part was found."""
+    """Raw candidates and how the dense part was found: ``strategy`` is exact | index |
+    search | index+exact, search+exact (fell back) | none. ``table`` (``retrieve``):
+    search_recall.cypher's one row per candidate, [id, dense, lexical, entity, session,
+    adjacent, time, speaker], null where a source did not find it; ranking reads it as
+    it came (hmem.recall.scoring.table_signals), and ``rows`` are made from it only
+    when read."""
 
-    rows: list[Candidate]
-    strategy: str  # exact | index | search | index+exact, search+exact (fell back) | none
-    server_ms: float
-    round_trips: int
+    __slots__ = ("_rows", "round_trips", "server_ms", "strategy", "table")
+
+    def __init__(
+        self,
+        rows: list[Candidate] | None = None,
+        strategy: str = "none",
+        server_ms: float = 0.0,
+        round_trips: int = 0,
+        *,
+        table: list[list[Any]] | None = None,
+    ) -> None:
+        self._rows = rows
+        self.table = table
+        self.strategy = strategy
+        self.server_ms = server_ms
+        self.round_trips = round_trips
+
+    @property
+    def rows(self) -> list[Candidate]:
+        """One (id, source, score) per source that found a fact."""
+        if self._rows is None:
+            self._rows = [
+                Candidate(signals[0], source, score)
+                for signals in self.table or []
+                for source, score in zip(SIGNALS, signals[1:], strict=True)
+                if score is not None
+            ]
+        return self._rows
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,7 @@ from hmem.recall.scoring import (
     complete_entities,
     rank_order,
     session_head,
+    table_signals,
 )
 from hmem.recall.tokens import count_tokens
 from hmem.recall.touches import Touches
@@ -172,15 +173,14 @@ class Recall:
         expand_ms = _ms(started)
 
         started = time.perf_counter()
-        rows = got.candidates.rows  # (id, source, score) tuples
-        signals = base_scores(rows)
-        sources: dict[str, list[str]] = {}
-        for fid, source, _ in rows:
-            sources.setdefault(fid, []).append(source)
+        signals, sources, entity_rows = self._signals(got)
         # The chosen facts' entity names are known now: their entity signal is counted
         # exactly, not read from the server's list (cut at k_entity, ties by recency).
         signals = complete_entities(
-            signals, rows, {fid: e.fact.entities for fid, e in by_id.items()}, asked.analysis.grams
+            signals,
+            entity_rows,
+            {fid: e.fact.entities for fid, e in by_id.items()},
+            asked.analysis.grams,
         )
         hits = score_chosen(
             by_id, chosen, signals, sources, weights, asked.mode, asked.now, as_of, as_of_event
@@ -306,6 +306,21 @@ class Recall:
             k_entity=max(2 * k, 20),
         )
         return self.search_backend.retrieve(question, strategy=strategy)
+
+    @staticmethod
+    def _signals(
+        got: Retrieved,
+    ) -> tuple[dict[str, dict[str, float]], dict[str, list[str]], list[tuple[str, str, float]]]:
+        """The first pass's signals per candidate, their sources and the entity rows:
+        read from the server's one row per candidate when it came so (``retrieve``),
+        else from the (id, source, score) rows."""
+        if got.candidates.table is not None:
+            return table_signals(got.candidates.table)
+        rows = got.candidates.rows
+        sources: dict[str, list[str]] = {}
+        for fid, source, _ in rows:
+            sources.setdefault(fid, []).append(source)
+        return base_scores(rows), sources, [r for r in rows if r.source == "entity"]
 
     def _expanded(
         self, asked: _Asked, got: Retrieved
