@@ -44,7 +44,7 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -62,7 +62,7 @@ from hmem.graph.schema import (
     server_version,
     show_index,
 )
-from hmem.graph.search import DenseStrategy, FactSearch
+from hmem.graph.search import DenseStrategy, FactSearch, Question
 from hmem.localdb import LocalNeo4j
 from hmem.recall import Recall
 from hmem.recall.query import STOPWORDS
@@ -366,12 +366,12 @@ def measure_big(
     for _ in range(args.big_recall_queries):
         u = rng.randrange(world.users)
         uid = world.user(u)
-        common: dict[str, Any] = {
-            "vector": world.question(u, rng, nrng)[1], "lucene": None, "entity_grams": [],
-            "mode": "current", "now": NOW,
-        }  # fmt: skip
-        exact = {c.id for c in search.candidates(uid, strategy="exact", k_dense=k, **common).rows}
-        got = search.candidates(uid, strategy=strategy, k_dense=k_dense, **common)
+        asked = Question(
+            uid, vector=world.question(u, rng, nrng)[1], lucene=None, entity_grams=[],
+            mode="current", now=NOW, k_dense=k,
+        )  # fmt: skip
+        exact = {c.id for c in search.candidates(asked, strategy="exact").rows}
+        got = search.candidates(replace(asked, k_dense=k_dense), strategy=strategy)
         fewer += got.strategy.endswith("+exact")
         best = sorted(got.rows, key=lambda c: -c.score)[:k]
         out["recall"].append(len({c.id for c in best} & exact) / max(1, len(exact)))
@@ -421,24 +421,20 @@ def crossover(
             times, satisfied, overlap = [], 0, 0.0
             for _ in range(reps):
                 vector = _unit(nrng)
-                common = {
-                    "vector": vector,
-                    "lucene": None,
-                    "entity_grams": [],
-                    "mode": "current",
-                    "now": NOW,
-                    "k_dense": k,
-                }
-                exact = search.candidates(uid, strategy="exact", **common)  # type: ignore[arg-type]
+                asked = Question(
+                    uid, vector=vector, lucene=None, entity_grams=[], mode="current", now=NOW,
+                    k_dense=k,
+                )  # fmt: skip
+                exact = search.candidates(asked, strategy="exact")
                 if fetch_factor == 0:
                     started = time.perf_counter()
-                    search.candidates(uid, strategy="exact", **common)  # type: ignore[arg-type]
+                    search.candidates(asked, strategy="exact")
                     times.append((time.perf_counter() - started) * 1000)
                     continue
                 search.index_overfetch = fetch_factor
                 search.index_max_fetch = 100_000
                 started = time.perf_counter()
-                got = search.candidates(uid, strategy="index", fallback=False, **common)  # type: ignore[arg-type]
+                got = search.candidates(asked, strategy="index", fallback=False)
                 times.append((time.perf_counter() - started) * 1000)
                 ids = {c.id for c in got.rows}
                 satisfied += len(ids) >= k
@@ -669,7 +665,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--search-shapes",
         default="facts,full,30k",
         help="Memory.search() on real data (hmem_bench.latency_search): LoCoMo 'facts', "
-        "'full' (facts + turns), NNk (one user of NN thousand facts); '' for none",
+        "'full' (facts + turns), NNk (one user of NN thousand facts), '1m' (a user of the "
+        "1M synthetic store, loaded if absent); '' for none",
     )
     parser.add_argument(
         "--search-only", action="store_true", help="only the search shapes, no synthetic sizes"

@@ -5,7 +5,8 @@
 Per shape (LoCoMo facts, LoCoMo facts + turns: conv-26 written through
 ``Memory.remember_many`` with the local MiniLM vectors; a user of 30,000 real facts,
 LoCoMo's ten conversations with their turns, repeated with a variant mark and the
-original's vector), each
+original's vector; ``1m``: one user of 200 synthetic facts in a store of 1,000,000
+over 5,000 users, hmem_bench.latency's synthetic world, loaded once and kept), each
 question asked once (so the query-embedding cache never answers; its hit is timed
 apart), after a warm-up on other questions:
 
@@ -21,17 +22,20 @@ of the same run, of the p50s and the median of the per-question ratios.
 Touches (``last_used_at``) are on, as for a user.
 """
 
+# ruff: noqa: S311  (benchmark data, not secrets)
+
 from __future__ import annotations
 
 import json
 import os
+import random
 import statistics
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,10 +43,14 @@ from hmem_bench import locomo as locomo_bench
 from hmem_bench.data import Conversation, load_locomo
 from hmem_bench.embed_cache import CachedEmbedder
 
+if TYPE_CHECKING:
+    from neo4j import Driver
+
 __all__ = ["SearchRun", "measure_shape", "run_search_shapes", "write_search_report"]
 
 K = 30
 WARMUP = 30
+MILLION, MILLION_USERS = 1_000_000, 5_000
 
 
 def pct(values: Sequence[float], q: float) -> float:
@@ -269,6 +277,47 @@ def _big_user(
     return locomo_bench.LocomoCorpus(merged, "full", items, vectors, embedder.matrix([]))
 
 
+class _Million:
+    """The 1M synthetic store of hmem_bench.latency (the same world: its users, texts
+    and random unit vectors), loaded if absent, and one more user of its shape
+    (200 facts) for ``Memory.search``: under the HTTP tenant when HTTP is measured.
+    The facts' vectors are random, so only the time of a search means anything here,
+    not what it finds; its questions are the world's (pseudo-words naming one of the
+    user's entities), embedded by the model like any question."""
+
+    def __init__(self, driver: Driver, database: str, say: Callable[[str], None]) -> None:
+        from hmem_bench import latency as synthetic
+
+        self._synthetic = synthetic
+        rng = random.Random(42)  # as hmem_bench.latency.main: the same world, reused
+        vocab, names = synthetic._vocabulary(2_000, rng), synthetic._vocabulary(400, rng)
+        self.world = synthetic.World(MILLION_USERS, vocab, names)
+        self.per_user = MILLION // MILLION_USERS
+        self._driver, self._database = driver, database
+        have = min(
+            synthetic._loaded(driver, database, self.world.user(0)),
+            synthetic._loaded(driver, database, self.world.user(MILLION_USERS - 1)),
+        )
+        if have < self.per_user:
+            say(f"  loading {MILLION:,} synthetic facts over {MILLION_USERS:,} users")
+            started = time.monotonic()
+            synthetic.load(driver, database, self.world, have, self.per_user)
+            say(f"  load took {time.monotonic() - started:,.0f}s")
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def user(self, prefix: str) -> tuple[str, list[str], list[str]]:
+        """The shape's user (``prefix`` + 00000), loaded, and its questions and
+        warm-up questions."""
+        one = type(self.world)(1, self.world.vocab, self.world.names, prefix=prefix)
+        have = self._synthetic._loaded(self._driver, self._database, one.user(0))
+        self._synthetic.load(self._driver, self._database, one, have, self.per_user)
+        rng, nrng = random.Random(7), np.random.default_rng(7)
+        asked = list(dict.fromkeys(one.question(0, rng, nrng)[0] for _ in range(400)))
+        return one.user(0), asked[WARMUP:], asked[:WARMUP]
+
+
 def run_search_shapes(
     config: Any,
     *,
@@ -281,7 +330,7 @@ def run_search_shapes(
     say: Callable[[str], None],
 ) -> list[SearchRun]:
     from hmem.extract.local_embed import LocalEmbeddings
-    from hmem.memory import Memory
+    from hmem.memory import Memory, make_driver
 
     local = LocalEmbeddings(model_dir=model_dir, expected_dim=config.embedding_dim)
     embedder = CachedEmbedder(local, cache_dir)
@@ -300,9 +349,29 @@ def run_search_shapes(
     runs: list[SearchRun] = []
     server = _Http(config) if http else None
     memory = Memory(config, embedder=local)
+    million: _Million | None = None
     try:
         memory.init_schema()
         for shape in shapes:
+            if shape == "1m":
+                if million is None:
+                    million = _Million(make_driver(config), config.neo4j_database, say)
+                prefix = "bench-search-1m-"
+                user, mine, warm_1m = million.user(
+                    server.stored(prefix) if server is not None else prefix
+                )
+                label = (
+                    f"one user of {million.per_user} synthetic facts in a store of "
+                    f"{MILLION:,} ({MILLION_USERS:,} users)"
+                )
+                ask = server.asker(user.split(":", 1)[1]) if server is not None else None
+                run = measure_shape(
+                    memory, label, user, million.per_user, mine[:questions], warm_1m, ask
+                )
+                for line in run.lines():
+                    say(line)
+                runs.append(run)
+                continue
             if shape in locomo_bench.SETTINGS:
                 corpus = locomo_bench.build_corpus(conv, shape, embedder)
                 label = f"LoCoMo {conv.conversation_id} " + (
@@ -327,6 +396,8 @@ def run_search_shapes(
             runs.append(run)
     finally:
         memory.shutdown()
+        if million is not None:
+            million.close()
         if server is not None:
             server.close()
         embedder.close()

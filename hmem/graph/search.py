@@ -38,11 +38,12 @@ from hmem.config import Neo4jSettings, SearchSettings
 from hmem.graph._driver import FULLTEXT_LAG
 from hmem.graph._records import check_user_id
 from hmem.graph.search_rows import (
-    SIGNALS,
     Candidate,
     CandidateSet,
     ExpandedFact,
+    Question,
     Retrieved,
+    TemporalMode,
     expanded_fact,
     lucene_prefix,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "DenseStrategy",
     "ExpandedFact",
     "FactSearch",
+    "Question",
     "Retrieved",
     "TemporalMode",
     "lucene_prefix",
@@ -66,7 +68,7 @@ DenseStrategy = Literal["auto", "exact", "index", "search", "none"]
 # hold is left out of the lexical score (its idf is small; a cut fetch would be ordered by
 # Lucene's statistics, which count every user's facts: _candidates.cypher).
 LEXICAL_TERM_MAX = 1_000
-TemporalMode = Literal["current", "history", "asof", "asof_history"]
+_STOP_WORDS = list(LUCENE_STOP_WORDS)
 
 
 class FactSearch:
@@ -213,47 +215,36 @@ class FactSearch:
             return max(self.search_overfetch, self.search_overfetch_asof)
         return self.search_overfetch
 
-    def _params(
-        self,
-        user_id: str,
-        vector: Sequence[float] | None,
-        lucene: str | None,
-        names: Sequence[str],
-        entity_grams: Sequence[str],
-        mode: TemporalMode,
-        now: datetime,
-        as_of: datetime | None,
-        as_of_event: datetime | None,
-        k_dense: int,
-        k_lexical: int,
-        k_entity: int,
-    ) -> dict[str, Any]:
+    def _params(self, q: Question) -> dict[str, Any]:
+        vector = q.vector
         return {
-            "user_id": user_id,
-            "mode": mode,
-            "now": now,
-            "as_of": as_of,
-            "as_of_event": as_of_event,
+            "user_id": check_user_id(q.user_id),
+            "mode": q.mode,
+            "now": q.now,
+            "as_of": q.as_of,
+            "as_of_event": q.as_of_event,
             "vector": check_vector(vector, what="query vector") if vector is not None else [],
-            "k_dense": k_dense,
-            "fetch_dense": min(max(k_dense * self.index_overfetch, k_dense), self.index_max_fetch),
+            "k_dense": q.k_dense,
+            "fetch_dense": min(
+                max(q.k_dense * self.index_overfetch, q.k_dense), self.index_max_fetch
+            ),
             "fetch_search": min(
-                max(k_dense * self._search_overfetch(mode), k_dense), self.index_max_fetch
+                max(q.k_dense * self._search_overfetch(q.mode), q.k_dense), self.index_max_fetch
             ),
             # one fulltext query per term (_candidates.cypher), each name weighted on the
             # server by how few of the user's facts mention its entity
-            "lucene_prefix": lucene_prefix(user_id),
-            "lucene_terms": lucene.split(" OR ") if lucene else [],
-            "lucene_names": list(names),
-            "k_lexical": k_lexical,
+            "lucene_prefix": lucene_prefix(q.user_id),
+            "lucene_terms": q.lucene.split(" OR ") if q.lucene else [],
+            "lucene_names": list(q.names),
+            "k_lexical": q.k_lexical,
             # All of a term's facts for this user's id phrase, whatever Lucene's order;
             # one more tells a term found in more than lexical_term_max (left out). The
             # phrase is matched on words, so "ann" also finds the facts of "ann-lee":
             # the exact user_id check drops them before anything is counted.
             "fetch_term": self.lexical_term_max + 1,
-            "stop_words": list(LUCENE_STOP_WORDS),
-            "entities": list(entity_grams),
-            "k_entity": k_entity,
+            "stop_words": _STOP_WORDS,
+            "entities": list(q.entity_grams),
+            "k_entity": q.k_entity,
             "entity_max_facts": self.entity_max_facts,
             "entity_max_share": self.entity_max_share,
             # the next strategy needs no more than whether its threshold is passed
@@ -261,33 +252,13 @@ class FactSearch:
             + (self.search_min_facts if self.filtered_search else self.exact_max_facts),
         }
 
-    def retrieve(
-        self,
-        user_id: str,
-        *,
-        vector: Sequence[float] | None,
-        lucene: str | None,
-        entity_grams: Sequence[str],
-        mode: TemporalMode,
-        now: datetime,
-        names: Sequence[str] = (),
-        weights: Sequence[float],
-        keep: int,
-        seeds: int = 10,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        window: tuple[datetime, datetime] | None = None,
-        k_dense: int = 60,
-        k_lexical: int = 60,
-        k_entity: int = 60,
-        strategy: DenseStrategy = "auto",
-    ) -> Retrieved:
-        """``candidates`` and ``expand`` of the best ``keep`` in ONE round trip
+    def retrieve(self, question: Question, *, strategy: DenseStrategy = "auto") -> Retrieved:
+        """``candidates`` and ``expand`` of the best ``question.keep`` in ONE round trip
         (``search_recall.cypher``): the server ranks candidates by the first-pass hybrid
-        score with ``weights`` = (dense, lexical, entity, session, adjacent, time, speaker),
-        exactly as ``hmem.recall.scoring`` does, and expands the best. The graph step:
-        the best ``seeds`` candidates of the first pass bring the facts of their
-        episodes (session) and the turns next to them (adjacent), see
+        score with ``question.weights`` = (dense, lexical, entity, session, adjacent,
+        time, speaker), exactly as ``hmem.recall.scoring`` does, and expands the best.
+        The graph step: the best ``seeds`` candidates of the first pass bring the facts
+        of their episodes (session) and the turns next to them (adjacent), see
         search_recall.cypher. ``window`` ([start, end), the question's span of time):
         a candidate that began in it gets the 'time' signal. A fact whose ``speaker`` is
         one of the question's names (its entity grams, or an entity it names by an
@@ -300,20 +271,15 @@ class FactSearch:
         share (_candidates.cypher). Two trips only
         when the index strategy finds fewer than ``k_dense`` of the user's facts (then
         the exact scan answers, as in ``candidates``)."""
-        user_id = check_user_id(user_id)
-        dense = self._dense(user_id, vector, strategy)
-        base = self.retrieve_params(
-            user_id, vector=vector, lucene=lucene, names=names, entity_grams=entity_grams,
-            mode=mode, now=now, weights=weights, keep=keep, seeds=seeds, as_of=as_of,
-            as_of_event=as_of_event, window=window, k_dense=k_dense, k_lexical=k_lexical,
-            k_entity=k_entity,
-        )  # fmt: skip
+        base = self.retrieve_params(question)
+        user_id = base["user_id"]
+        dense = self._dense(user_id, question.vector, strategy)
         FULLTEXT_LAG.settle(self._driver, self._database)
         [row], server_ms = self._read_autocommit("search_recall", dense=dense, **base)
         trips, used = 1, dense
         if (
             dense in ("index", "search")
-            and sum(1 for r in row["rows"] if r[1] is not None) < k_dense
+            and sum(1 for r in row["rows"] if r[1] is not None) < question.k_dense
         ):
             # Too few of the user's facts in the index's global top-N: the exact scan
             # answers (lexical and entity candidates do not depend on it).
@@ -321,82 +287,38 @@ class FactSearch:
             server_ms += more_ms
             trips, used = 2, f"{dense}+exact"
         self._remember_size(user_id, int(row["size"]))
-        rows = [
-            Candidate(signals[0], source, float(score))
-            for signals in row["rows"]  # [id, dense, lexical, ...]: see search_recall.cypher
-            for source, score in zip(SIGNALS, signals[1:], strict=True)
-            if score is not None
-        ]
         return Retrieved(
             candidates=CandidateSet(
-                rows=rows, strategy=used, server_ms=server_ms, round_trips=trips
+                strategy=used, server_ms=server_ms, round_trips=trips, table=row["rows"]
             ),
             expanded=[expanded_fact(e) for e in row["expanded"]],
         )
 
-    def retrieve_params(
-        self,
-        user_id: str,
-        *,
-        vector: Sequence[float] | None,
-        lucene: str | None,
-        entity_grams: Sequence[str],
-        mode: TemporalMode,
-        now: datetime,
-        names: Sequence[str] = (),
-        weights: Sequence[float],
-        keep: int,
-        seeds: int = 10,
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        window: tuple[datetime, datetime] | None = None,
-        k_dense: int = 60,
-        k_lexical: int = 60,
-        k_entity: int = 60,
-    ) -> dict[str, Any]:
+    def retrieve_params(self, question: Question) -> dict[str, Any]:
         """``retrieve``'s parameters of search_recall.cypher but ``dense`` (one place,
         so a test can check that every shape of question gets one plan in Neo4j)."""
-        base = self._params(
-            user_id, vector, lucene, names, entity_grams, mode, now, as_of, as_of_event,
-            k_dense, k_lexical, k_entity,
-        )  # fmt: skip
-        w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker = weights
-        window_from, window_to = window or (None, None)  # no window: no 'time' rows
+        q = question
+        base = self._params(q)
+        w_dense, w_lexical, w_entity, w_session, w_adjacent, w_time, w_speaker = q.weights
+        window_from, window_to = q.window or (None, None)  # no window: no 'time' rows
         base.update(
             w_dense=w_dense, w_lexical=w_lexical, w_entity=w_entity, w_session=w_session,
-            w_adjacent=w_adjacent, w_time=w_time, w_speaker=w_speaker, keep=keep,
-            seeds=seeds if w_session or w_adjacent else 0,
+            w_adjacent=w_adjacent, w_time=w_time, w_speaker=w_speaker, keep=q.keep,
+            seeds=q.seeds if w_session or w_adjacent else 0,
             window_from=window_from, window_to=window_to,
         )  # fmt: skip
         return base
 
     def candidates(
-        self,
-        user_id: str,
-        *,
-        vector: Sequence[float] | None,
-        lucene: str | None,
-        entity_grams: Sequence[str],
-        mode: TemporalMode,
-        now: datetime,
-        names: Sequence[str] = (),
-        as_of: datetime | None = None,
-        as_of_event: datetime | None = None,
-        k_dense: int = 60,
-        k_lexical: int = 60,
-        k_entity: int = 60,
-        strategy: DenseStrategy = "auto",
-        fallback: bool = True,
+        self, question: Question, *, strategy: DenseStrategy = "auto", fallback: bool = True
     ) -> CandidateSet:
         """Dense, lexical and entity candidates in one round trip (two when the index
         strategy falls back to the exact scan; ``fallback=False`` only for measuring).
-        The read path uses ``retrieve`` (candidates and expansion together)."""
-        user_id = check_user_id(user_id)
-        dense = self._dense(user_id, vector, strategy)
-        base = self._params(
-            user_id, vector, lucene, names, entity_grams, mode, now, as_of, as_of_event,
-            k_dense, k_lexical, k_entity,
-        )  # fmt: skip
+        The read path uses ``retrieve`` (candidates and expansion together); the
+        question's ``weights``, ``keep``, ``seeds`` and ``window`` are not used here."""
+        base = self._params(question)
+        user_id = base["user_id"]
+        dense = self._dense(user_id, question.vector, strategy)
         FULLTEXT_LAG.settle(self._driver, self._database)
         rows, server_ms = self._query("search_candidates", dense=dense, **base)
         for row in rows:
@@ -407,7 +329,7 @@ class FactSearch:
         used = dense
         if dense in ("index", "search") and fallback:
             found = sum(1 for r in rows if r["source"] == "dense")
-            if found < k_dense:
+            if found < question.k_dense:
                 # The index's global top-N held too few of this user's facts: the user may
                 # have more, so the exact scan answers (dense part only).
                 exact, more_ms = self._query(

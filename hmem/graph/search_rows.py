@@ -4,9 +4,10 @@ no driver calls; ``hmem.graph.search`` runs the statements."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from hmem.graph._records import native, to_fact
 from hmem.models import Fact, HistoryStep, SupersessionLink
@@ -16,31 +17,98 @@ __all__ = [
     "Candidate",
     "CandidateSet",
     "ExpandedFact",
+    "Question",
     "Retrieved",
     "Source",
+    "TemporalMode",
     "expanded_fact",
     "lucene_prefix",
     "server_ms",
 ]
 
 Source = Literal["dense", "lexical", "entity", "session", "adjacent", "time", "speaker"]
+TemporalMode = Literal["current", "history", "asof", "asof_history"]
 
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
+class Question:
+    """One question as the store is asked it (``FactSearch.retrieve``, ``candidates``,
+    ``retrieve_params``): ``hmem.recall`` analyses the text into these once.
+
+    ``vector``: the question's (None: no dense part). ``lucene``: its content words
+    OR-ed (``hmem.recall.query.lucene_query``) and ``names`` its names, asked of the
+    fulltext index term by term for this user's facts. ``entity_grams``: the folded
+    grams matched against the user's entity names and aliases. ``mode``, ``now``,
+    ``as_of``, ``as_of_event``: the temporal view (search_candidates.cypher).
+    ``k_dense`` / ``k_lexical`` / ``k_entity``: how many candidates each source brings.
+    ``retrieve`` only: ``weights`` (dense, lexical, entity, session, adjacent, time,
+    speaker) of the server's first-pass score, the best ``keep`` expanded, the best
+    ``seeds`` seeding the graph step, ``window`` ([start, end): the question's span of
+    time, the 'time' signal)."""
+
+    user_id: str
+    vector: Sequence[float] | None
+    lucene: str | None
+    entity_grams: Sequence[str]
+    mode: TemporalMode
+    now: datetime
+    names: Sequence[str] = ()
+    as_of: datetime | None = None
+    as_of_event: datetime | None = None
+    k_dense: int = 60
+    k_lexical: int = 60
+    k_entity: int = 60
+    weights: Sequence[float] = (0.0,) * 7
+    keep: int = 0
+    seeds: int = 10
+    window: tuple[datetime, datetime] | None = None
+
+
+class Candidate(NamedTuple):
+    """One source's raw score of one fact. A tuple: a search makes hundreds, and
+    ranking reads them as (id, source, score) (hmem.recall.scoring.base_scores)."""
+
     id: str
     source: Source
     score: float
 
 
-@dataclass(frozen=True, slots=True)
 class CandidateSet:
-    """Raw candidates and how the dense part was found."""
+    """Raw candidates and how the dense part was found: ``strategy`` is exact | index |
+    search | index+exact, search+exact (fell back) | none. ``table`` (``retrieve``):
+    search_recall.cypher's one row per candidate, [id, dense, lexical, entity, session,
+    adjacent, time, speaker], null where a source did not find it; ranking reads it as
+    it came (hmem.recall.scoring.table_signals), and ``rows`` are made from it only
+    when read."""
 
-    rows: list[Candidate]
-    strategy: str  # exact | index | search | index+exact, search+exact (fell back) | none
-    server_ms: float
-    round_trips: int
+    __slots__ = ("_rows", "round_trips", "server_ms", "strategy", "table")
+
+    def __init__(
+        self,
+        rows: list[Candidate] | None = None,
+        strategy: str = "none",
+        server_ms: float = 0.0,
+        round_trips: int = 0,
+        *,
+        table: list[list[Any]] | None = None,
+    ) -> None:
+        self._rows = rows
+        self.table = table
+        self.strategy = strategy
+        self.server_ms = server_ms
+        self.round_trips = round_trips
+
+    @property
+    def rows(self) -> list[Candidate]:
+        """One (id, source, score) per source that found a fact."""
+        if self._rows is None:
+            self._rows = [
+                Candidate(signals[0], source, score)
+                for signals in self.table or []
+                for source, score in zip(SIGNALS, signals[1:], strict=True)
+                if score is not None
+            ]
+        return self._rows
 
 
 @dataclass(frozen=True, slots=True)

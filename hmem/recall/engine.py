@@ -38,7 +38,14 @@ from datetime import UTC, datetime
 from typing import Unpack
 
 from hmem.errors import ValidationError
-from hmem.graph.search import DenseStrategy, ExpandedFact, FactSearch, Retrieved, TemporalMode
+from hmem.graph.search import (
+    DenseStrategy,
+    ExpandedFact,
+    FactSearch,
+    Question,
+    Retrieved,
+    TemporalMode,
+)
 from hmem.models import require_aware
 from hmem.recall.context import header, pack
 from hmem.recall.models import SearchMode, SearchResult, SearchTimings
@@ -52,6 +59,7 @@ from hmem.recall.scoring import (
     complete_entities,
     rank_order,
     session_head,
+    table_signals,
 )
 from hmem.recall.tokens import count_tokens
 from hmem.recall.touches import Touches
@@ -165,15 +173,14 @@ class Recall:
         expand_ms = _ms(started)
 
         started = time.perf_counter()
-        rows = [(c.id, c.source, c.score) for c in got.candidates.rows]
-        signals = base_scores(rows)
-        sources: dict[str, list[str]] = {}
-        for fid, source, _ in rows:
-            sources.setdefault(fid, []).append(source)
+        signals, sources, entity_rows = self._signals(got)
         # The chosen facts' entity names are known now: their entity signal is counted
         # exactly, not read from the server's list (cut at k_entity, ties by recency).
         signals = complete_entities(
-            signals, rows, {fid: e.fact.entities for fid, e in by_id.items()}, asked.analysis.grams
+            signals,
+            entity_rows,
+            {fid: e.fact.entities for fid, e in by_id.items()},
+            asked.analysis.grams,
         )
         hits = score_chosen(
             by_id, chosen, signals, sources, weights, asked.mode, asked.now, as_of, as_of_event
@@ -281,7 +288,7 @@ class Recall:
         ``asked.keep`` by the server's hybrid score (the same weights as ours; it is the
         one place that score is computed: ``_expanded`` takes its choice as it is)."""
         k, analysis = asked.k, asked.analysis
-        return self.search_backend.retrieve(
+        question = Question(
             asked.user_id,
             vector=vector,
             lucene=analysis.lucene,
@@ -297,8 +304,23 @@ class Recall:
             k_dense=max(2 * k, 20),
             k_lexical=max(k, 20),
             k_entity=max(2 * k, 20),
-            strategy=strategy,
         )
+        return self.search_backend.retrieve(question, strategy=strategy)
+
+    @staticmethod
+    def _signals(
+        got: Retrieved,
+    ) -> tuple[dict[str, dict[str, float]], dict[str, list[str]], list[tuple[str, str, float]]]:
+        """The first pass's signals per candidate, their sources and the entity rows:
+        read from the server's one row per candidate when it came so (``retrieve``),
+        else from the (id, source, score) rows."""
+        if got.candidates.table is not None:
+            return table_signals(got.candidates.table)
+        rows = got.candidates.rows
+        sources: dict[str, list[str]] = {}
+        for fid, source, _ in rows:
+            sources.setdefault(fid, []).append(source)
+        return base_scores(rows), sources, [r for r in rows if r.source == "entity"]
 
     def _expanded(
         self, asked: _Asked, got: Retrieved

@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from hmem.config import SearchSettings
 from hmem.models import Fact, canonical_name
@@ -45,6 +46,7 @@ __all__ = [
     "rank_order",
     "recency",
     "session_head",
+    "table_signals",
     "weighted",
 ]
 
@@ -153,6 +155,44 @@ def base_scores(
             value = score / best[source] if best[source] > 0 else 0.0
         signals[source] = max(signals.get(source, 0.0), value)
     return raw
+
+
+def table_signals(
+    table: Sequence[Sequence[Any]],
+) -> tuple[dict[str, dict[str, float]], dict[str, list[str]], list[tuple[str, str, float]]]:
+    """``base_scores`` of the server's one row per candidate ([id, dense, lexical,
+    entity, session, adjacent, time, speaker], null where a source did not find it:
+    search_recall.cypher), read in one pass: the signals, each fact's sources (in that
+    order) and the entity rows (for ``complete_entities``). The same values, keys and
+    key order as ``base_scores`` over the rows the table stands for (a unit test
+    compares them); without making a row per source first."""
+    best_lexical = max([0.0, *(r[2] for r in table if r[2] is not None)])
+    best_entity = max([0.0, *(r[3] for r in table if r[3] is not None)])
+    signals: dict[str, dict[str, float]] = {}
+    sources: dict[str, list[str]] = {}
+    entities: list[tuple[str, str, float]] = []
+    for fid, dense, lexical, entity, *given in table:
+        found: list[str] = []
+        raw = {"dense": 0.0, "lexical": 0.0, "entity": 0.0}
+        if dense is not None:
+            raw["dense"] = min(1.0, max(0.0, 2.0 * dense - 1.0))
+            found.append("dense")
+        if lexical is not None:
+            raw["lexical"] = max(0.0, lexical / best_lexical if best_lexical > 0 else 0.0)
+            found.append("lexical")
+        if entity is not None:
+            raw["entity"] = max(0.0, entity / best_entity if best_entity > 0 else 0.0)
+            found.append("entity")
+            entities.append((fid, "entity", entity))
+        for source, value in zip(GIVEN_SOURCES, given, strict=True):
+            if value is not None:
+                raw[source] = max(0.0, value)
+                found.append(source)
+        if not found:  # no source found it: not a candidate (base_scores never sees it)
+            continue
+        signals[fid] = raw
+        sources[fid] = found
+    return signals, sources, entities
 
 
 def complete_entities(

@@ -18,10 +18,25 @@ __all__ = ["count_tokens"]
 
 _PIECE = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]|\s+")
 _LATIN_WORD_CHARS = 6
+# The same count as the loop over _PIECE's pieces, in one C-level pass (subn counts
+# without building a list): a run of letters cut every six letters gives
+# ceil(len / 6) pieces, a run of digits cut every three ceil(len / 3); everything else
+# but white space is a piece of its own. pack counts every line of a context block: the
+# loop took ~2x as long.
+_TOKEN = re.compile(r"[A-Za-z]{1,6}|\d{1,3}|[^\sA-Za-z\d]")
+_SPACE = re.compile(r"\s+")
 
 
 def count_tokens(text: str) -> int:
     """Estimated tokens of ``text`` (0 for empty text)."""
+    total = _TOKEN.subn("", text)[1]
+    if "\n" in text:  # each run of white space that holds a newline counts one
+        total += sum(1 for run in _SPACE.findall(text) if "\n" in run)
+    return total
+
+
+def count_tokens_by_piece(text: str) -> int:
+    """``count_tokens`` piece by piece (its reference: the unit tests compare them)."""
     total = 0
     newline_runs = 0
     for piece in _PIECE.findall(text):

@@ -18,7 +18,7 @@ from neo4j import Driver
 
 from hmem import Config, Memory
 from hmem.errors import DimensionMismatchError, InvalidVectorError, ModelOutputError
-from hmem.graph.search import FactSearch
+from hmem.graph.search import FactSearch, Question
 from hmem.models import FactDraft
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.integration.test_api_fixtures import fresh_tenant, live_server
@@ -112,8 +112,11 @@ def test_a_bad_stored_vector_does_not_block_its_user(
     for native in (False, True):
         search = FactSearch(driver, native_topk=native)
         rows = search.candidates(
-            user_id, vector=GOOD, lucene=None, entity_grams=[], mode="current",
-            now=datetime.now(UTC), k_dense=10, strategy="exact",
+            Question(
+                user_id, vector=GOOD, lucene=None, entity_grams=[], mode="current",
+                now=datetime.now(UTC), k_dense=10,
+            ),
+            strategy="exact",
         ).rows  # fmt: skip
         assert [r.id for r in rows] == [tea]
     fake_openai.queue_chat({"facts": []})

@@ -22,7 +22,7 @@ from hmem import Config, Memory
 from hmem.graph import catalog
 from hmem.graph._records import packed
 from hmem.graph.schema import filtered_search, server_version
-from hmem.graph.search import FactSearch
+from hmem.graph.search import FactSearch, Question
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 N = 400
@@ -84,10 +84,11 @@ def users(driver: Driver, on_2026: bool) -> Iterator[tuple[str, str, np.ndarray]
 
 
 def _dense(search: FactSearch, user: str, vector: list[float], strategy: str, **kw: object):  # type: ignore[no-untyped-def]
-    return search.candidates(
+    asked = Question(
         user, vector=vector, lucene=None, entity_grams=[], now=NOW,
-        strategy=strategy, **{"mode": "current", "k_dense": 30, **kw},  # type: ignore[arg-type]
+        **{"mode": "current", "k_dense": 30, **kw},  # type: ignore[arg-type]
     )  # fmt: skip
+    return search.candidates(asked, strategy=strategy)  # type: ignore[arg-type]
 
 
 def test_the_branch_exists_only_in_the_cypher25_text() -> None:
@@ -149,8 +150,11 @@ def test_too_few_after_the_time_filter_falls_back_to_the_exact_scan(
     assert got.strategy == "search+exact" and got.round_trips == 2
     assert got.rows == exact.rows and 0 < len(exact.rows) < 30
     retrieved = search.retrieve(
-        mine, vector=vector, lucene=None, entity_grams=[], now=NOW,
-        weights=(0.8, 0.1, 0.1, 0, 0, 0, 0), keep=10, k_dense=30, strategy="search", **early,  # type: ignore[arg-type]
+        Question(
+            mine, vector=vector, lucene=None, entity_grams=[], now=NOW,
+            weights=(0.8, 0.1, 0.1, 0, 0, 0, 0), keep=10, k_dense=30, **early,  # type: ignore[arg-type]
+        ),
+        strategy="search",
     )  # fmt: skip
     assert retrieved.candidates.strategy == "search+exact"
     assert [c for c in retrieved.candidates.rows if c.source == "dense"] == exact.rows

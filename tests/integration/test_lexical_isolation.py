@@ -16,6 +16,7 @@ from neo4j import Driver
 
 from hmem import Config, Memory
 from hmem._text import LUCENE_STOP_WORDS
+from hmem.graph.search import Question
 from hmem.models import FactDraft
 from hmem.recall.query import analyse
 from tests.integration._recall_fixtures import local_embedder
@@ -64,9 +65,11 @@ def _answers(mem: Memory, user: str, questions: list[str]) -> list[Any]:
         )
         analysis = analyse(question, NOW)
         got = mem.recall.search_backend.retrieve(
-            user, vector=None, lucene=analysis.lucene, names=analysis.names,
-            entity_grams=analysis.grams, mode="history", now=NOW,
-            weights=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0), keep=50, k_lexical=50,
+            Question(
+                user, vector=None, lucene=analysis.lucene, names=analysis.names,
+                entity_grams=analysis.grams, mode="history", now=NOW,
+                weights=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0), keep=50, k_lexical=50,
+            )
         )  # fmt: skip
         lexical = sorted((c.id, c.score) for c in got.candidates.rows if c.source == "lexical")
         assert lexical  # the lexical source answered

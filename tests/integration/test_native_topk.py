@@ -18,7 +18,7 @@ from neo4j import Driver, Session
 from hmem import Config, Memory
 from hmem.graph import catalog
 from hmem.graph._records import packed
-from hmem.graph.search import FactSearch
+from hmem.graph.search import FactSearch, Question
 from hmem.localdb.plugin import PROCEDURE
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -102,8 +102,10 @@ def test_same_candidates_scores_and_order(
         for k_dense in (5, 30, 200):
             got = [
                 s.candidates(
-                    user, vector=vector, lucene=None, entity_grams=[], mode=mode,  # type: ignore[arg-type]
-                    now=NOW, as_of=as_of, as_of_event=as_of_event, k_dense=k_dense,
+                    Question(
+                        user, vector=vector, lucene=None, entity_grams=[], mode=mode,  # type: ignore[arg-type]
+                        now=NOW, as_of=as_of, as_of_event=as_of_event, k_dense=k_dense,
+                    ),
                     strategy="exact",
                 ).rows
                 for s in (native, plain)
@@ -120,21 +122,25 @@ def test_ties_are_broken_by_id_and_retrieve_agrees(
     native, plain = FactSearch(driver, native_topk=True), FactSearch(driver, native_topk=False)
     twin = queries[-1]  # the vector of f40, which f41 shares
     rows = native.candidates(
-        user, vector=twin, lucene=None, entity_grams=[], mode="history", now=NOW,
-        k_dense=3, strategy="exact",
+        Question(
+            user, vector=twin, lucene=None, entity_grams=[], mode="history", now=NOW, k_dense=3
+        ),
+        strategy="exact",
     ).rows  # fmt: skip
     assert [r.id for r in rows[:2]] == ["f40", "f41"]
     assert rows[0].score == rows[1].score
     both = [
         s.retrieve(
-            user,
-            vector=twin,
-            lucene=None,
-            entity_grams=[],
-            mode="current",
-            now=NOW,
-            weights=(0.8, 0.1, 0.1, 0.0, 0.0, 0.0, 0.0),
-            keep=10,
+            Question(
+                user,
+                vector=twin,
+                lucene=None,
+                entity_grams=[],
+                mode="current",
+                now=NOW,
+                weights=(0.8, 0.1, 0.1, 0.0, 0.0, 0.0, 0.0),
+                keep=10,
+            ),
             strategy="exact",
         )
         for s in (native, plain)

@@ -6,6 +6,7 @@ import uuid
 from datetime import UTC, datetime
 
 from hmem import Memory
+from hmem.graph.search import Question
 from hmem.models import FactDraft
 from hmem.recall.query import analyse
 
@@ -42,23 +43,25 @@ Rows = dict[str, dict[str, float]]
 def _rows(memory: Memory, user: str, question: str, **weights: float) -> Rows:
     analysis = analyse(question, NOW)
     got = memory.recall.search_backend.retrieve(
-        user,
-        vector=None,
-        lucene=analysis.lucene,
-        entity_grams=[],
-        mode="current",
-        now=NOW,
-        weights=(
-            0.0,
-            1.0,
-            0.0,
-            weights.get("session", 0.4),
-            weights.get("adjacent", 0.3),
-            0.0,
-            0.0,
-        ),
-        keep=20,
-        seeds=weights.get("seeds", 10),  # type: ignore[arg-type]
+        Question(
+            user,
+            vector=None,
+            lucene=analysis.lucene,
+            entity_grams=[],
+            mode="current",
+            now=NOW,
+            weights=(
+                0.0,
+                1.0,
+                0.0,
+                weights.get("session", 0.4),
+                weights.get("adjacent", 0.3),
+                0.0,
+                0.0,
+            ),
+            keep=20,
+            seeds=weights.get("seeds", 10),  # type: ignore[arg-type]
+        )
     )
     out: dict[str, dict[str, float]] = {}
     for c in got.candidates.rows:

@@ -14,6 +14,7 @@ from neo4j import Driver
 from hmem import Config, Memory, SupersedeReason
 from hmem.cli import main
 from hmem.demo import seed_demo
+from hmem.graph.search import Question
 from tests.integration._recall_fixtures import local_embedder
 
 
@@ -234,7 +235,7 @@ def test_one_trip_expands_exactly_what_python_scoring_chooses(emem: Memory, user
     analysis = analyse(question, NOW)
     assert emem.recall.embedder is not None
     [vector] = emem.recall.embedder.embed([question])
-    common = {
+    common: dict[str, Any] = {
         "vector": vector,
         "lucene": analysis.lucene,
         "entity_grams": analysis.grams,
@@ -244,16 +245,11 @@ def test_one_trip_expands_exactly_what_python_scoring_chooses(emem: Memory, user
         "k_lexical": 20,
         "k_entity": 20,
     }
-    found = backend.candidates(user_id, **common)  # type: ignore[arg-type]
+    found = backend.candidates(Question(user_id, **common))
     signals = base_scores((c.id, c.source, c.score) for c in found.rows)
     first = {fid: weighted(sig, weights, None, NOW)[0] for fid, sig in signals.items()}
     for keep in (1, 3, len(first)):
-        got = backend.retrieve(
-            user_id,
-            weights=weights.graph(),
-            keep=keep,
-            **common,  # type: ignore[arg-type]
-        )
+        got = backend.retrieve(Question(user_id, weights=weights.graph(), keep=keep, **common))
         assert sorted((c.id, c.source, c.score) for c in got.candidates.rows) == sorted(
             (c.id, c.source, c.score) for c in found.rows
         )
@@ -272,16 +268,18 @@ def _lexical(mem: Memory, user: str, question: str) -> dict[str, float]:
 
     analysis = analyse(question, NOW)
     got = mem.recall.search_backend.retrieve(
-        user,
-        vector=None,
-        lucene=analysis.lucene,
-        names=analysis.names,
-        entity_grams=analysis.grams,
-        mode="history",
-        now=NOW,
-        weights=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
-        keep=50,
-        k_lexical=5,
+        Question(
+            user,
+            vector=None,
+            lucene=analysis.lucene,
+            names=analysis.names,
+            entity_grams=analysis.grams,
+            mode="history",
+            now=NOW,
+            weights=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+            keep=50,
+            k_lexical=5,
+        )
     )
     return {c.id: c.score for c in got.candidates.rows if c.source == "lexical"}
 
@@ -470,8 +468,10 @@ def test_an_entity_too_many_facts_mention_brings_no_candidates(emem: Memory, use
     }  # fmt: skip
 
     def entity_rows() -> tuple[list[str], list[str]]:
-        got = search.candidates(user_id, **common)
-        retrieved = search.retrieve(user_id, **common, weights=(0, 0, 1, 0, 0, 0, 0), keep=10)
+        got = search.candidates(Question(user_id, **common))
+        retrieved = search.retrieve(
+            Question(user_id, **common, weights=(0, 0, 1, 0, 0, 0, 0), keep=10)
+        )
         return (
             sorted(c.id for c in got.rows if c.source == "entity"),
             sorted(c.id for c in retrieved.candidates.rows if c.source == "entity"),
@@ -526,8 +526,10 @@ def test_the_name_or_an_alias_brings_the_entity_facts_once(emem: Memory, user_id
             "vector": None, "lucene": None, "entity_grams": grams, "mode": "current",
             "now": NOW,
         }  # fmt: skip
-        got = search.candidates(user_id, **common)
-        retrieved = search.retrieve(user_id, **common, weights=(0, 0, 1, 0, 0, 0, 0), keep=10)
+        got = search.candidates(Question(user_id, **common))
+        retrieved = search.retrieve(
+            Question(user_id, **common, weights=(0, 0, 1, 0, 0, 0, 0), keep=10)
+        )
         for rows in (got.rows, retrieved.candidates.rows):
             assert [(c.id, c.score) for c in rows if c.source == "entity"] == want, grams
 

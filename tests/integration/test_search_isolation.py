@@ -18,7 +18,7 @@ import pytest
 from neo4j import Driver
 
 from hmem import Config, Memory
-from hmem.graph.search import FactSearch
+from hmem.graph.search import FactSearch, Question
 from hmem.recall import Recall
 
 USERS = 5_000
@@ -116,13 +116,15 @@ def test_the_raw_index_alone_would_starve_users(
     prefix, base = crowd
     search = FactSearch(driver, exact_max_facts=0)
     got = search.candidates(
-        f"{prefix}big0",
-        vector=base.tolist(),
-        lucene=None,
-        entity_grams=[],
-        mode="current",
-        now=NOW,
-        k_dense=K,
+        Question(
+            f"{prefix}big0",
+            vector=base.tolist(),
+            lucene=None,
+            entity_grams=[],
+            mode="current",
+            now=NOW,
+            k_dense=K,
+        ),
         strategy="index",
         fallback=False,
     )

@@ -15,7 +15,7 @@ from neo4j import Driver
 
 from hmem import Memory
 from hmem.graph._records import packed
-from hmem.graph.search import FactSearch
+from hmem.graph.search import FactSearch, Question
 from hmem.graph.store import VECTOR_SET_PROCEDURE
 from hmem.models import FactDraft
 
@@ -117,8 +117,11 @@ def test_a_small_users_vector_is_stored_once_and_unpacked_for_a_server_without_t
         found = {
             native: FactSearch(driver, native_topk=native)
             .candidates(
-                user, vector=query, lucene=None, entity_grams=[], mode="history",
-                now=NOW, k_dense=3, strategy="exact",
+                Question(
+                    user, vector=query, lucene=None, entity_grams=[], mode="history",
+                    now=NOW, k_dense=3,
+                ),
+                strategy="exact",
             )
             .rows
             for native in (True, False)

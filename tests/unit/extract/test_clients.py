@@ -528,6 +528,25 @@ def test_the_query_path_gives_the_same_vectors_on_a_session_that_does_not_spin(
 
 
 @needs_minilm
+def test_the_query_path_tokenizes_in_its_own_thread_as_the_batch_would(
+    minilm: LocalEmbeddings,
+) -> None:
+    """The latency path encodes text by text (no tokenizer thread pool), padded as
+    ``encode_batch`` pads: the same ids, masks and type ids, whatever the lengths."""
+    model = minilm._latency_model()
+    tokenizer = model.tokenizer
+    for texts in (
+        ["When did Caroline go to the support group?", "When did go to the support group?"],
+        ["a", "a much longer text, with words and 123 numbers " * 20],
+        ["only one"],
+        ["", "x"],
+    ):
+        serial, batch = model.tokenize(texts), tokenizer.encode_batch(texts)
+        for field in ("ids", "attention_mask", "type_ids"):
+            assert [getattr(e, field) for e in serial] == [getattr(e, field) for e in batch]
+
+
+@needs_minilm
 def test_minilm_from_config_checks_the_dimension() -> None:
     embedder = make_embedder(Config(embed_provider="local", embed_model_dir=MINILM))
     assert embedder is not None

@@ -8,15 +8,17 @@ from typing import cast
 from neo4j import Driver
 
 from hmem.config import Config
-from hmem.graph.search import FactSearch
+from hmem.graph.search import FactSearch, Question
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def _fetch(search: FactSearch, mode: str, k_dense: int = 60) -> int:
     params = search._params(
-        "user-1", [0.1] * 8, None, [], [], mode, NOW, None, None,  # type: ignore[arg-type]
-        k_dense, 30, 60,
+        Question(
+            "user-1", vector=[0.1] * 8, lucene=None, entity_grams=[], mode=mode,  # type: ignore[arg-type]
+            now=NOW, k_dense=k_dense, k_lexical=30,
+        )
     )  # fmt: skip
     return int(params["fetch_search"])
 
@@ -40,15 +42,16 @@ def test_each_term_is_asked_for_all_its_facts_up_to_the_term_max() -> None:
     search = FactSearch(cast(Driver, object()), filtered_search=False)
     for k_lexical in (30, 200):
         params = search._params(
-            "user-1", None, "live OR paris", ["maya"], [], "current", NOW, None, None,  # type: ignore[arg-type]
-            60, k_lexical, 60,
+            Question(
+                "user-1", vector=None, lucene="live OR paris", names=["maya"], entity_grams=[],
+                mode="current", now=NOW, k_lexical=k_lexical,
+            )
         )  # fmt: skip
         assert params["fetch_term"] == 1_001
         assert params["lucene_terms"] == ["live", "paris"]
         assert params["lucene_names"] == ["maya"]
     small = FactSearch(cast(Driver, object()), filtered_search=False, lexical_term_max=10)
     params = small._params(
-        "user-1", None, None, [], [], "current", NOW, None, None,  # type: ignore[arg-type]
-        60, 30, 60,
-    )  # fmt: skip
+        Question("user-1", vector=None, lucene=None, entity_grams=[], mode="current", now=NOW)
+    )
     assert (params["fetch_term"], params["lucene_terms"]) == (11, [])

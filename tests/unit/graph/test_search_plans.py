@@ -11,7 +11,7 @@ import pytest
 from neo4j import GraphDatabase
 
 from hmem.graph import catalog
-from hmem.graph.search import FactSearch
+from hmem.graph.search import FactSearch, Question
 from hmem.recall.query import analyse
 from hmem.recall.scoring import ScoreWeights
 
@@ -52,18 +52,20 @@ def _shapes(search: FactSearch) -> Iterator[dict[str, object]]:
             ):
                 weights = ScoreWeights() if vector else ScoreWeights().without_dense()
                 yield search.retrieve_params(
-                    "demo:maya",
-                    vector=vector,
-                    lucene=analysis.lucene,
-                    names=analysis.names,
-                    entity_grams=analysis.grams,
-                    mode=mode,  # type: ignore[arg-type]
-                    now=NOW,
-                    weights=weights.graph(),
-                    keep=40,
-                    as_of=as_of,
-                    as_of_event=as_of_event,
-                    window=analysis.window,
+                    Question(
+                        "demo:maya",
+                        vector=vector,
+                        lucene=analysis.lucene,
+                        names=analysis.names,
+                        entity_grams=analysis.grams,
+                        mode=mode,  # type: ignore[arg-type]
+                        now=NOW,
+                        weights=weights.graph(),
+                        keep=40,
+                        as_of=as_of,
+                        as_of_event=as_of_event,
+                        window=analysis.window,
+                    )
                 )
 
 

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 import pytest
 
 from hmem.errors import NaiveDatetimeError, ValidationError
-from hmem.graph.search import Candidate, CandidateSet, ExpandedFact, FactSearch, Retrieved
+from hmem.graph.search import (
+    Candidate,
+    CandidateSet,
+    DenseStrategy,
+    ExpandedFact,
+    FactSearch,
+    Question,
+    Retrieved,
+)
 from hmem.models import Fact, HistoryStep
 from hmem.recall import Recall
 from tests.unit.recall.test_recall_scoring_and_context import LINK, LONDON, NOW, PARIS, day, fact
@@ -22,30 +29,30 @@ class FakeSearch(FactSearch):
         """``others``: more standing facts, each with its dense candidate score."""
         super().__init__(driver=None, database="neo4j")  # type: ignore[arg-type]
         self.others = others
-        self.calls: list[dict[str, Any]] = []
+        self.calls: list[Question] = []
         self.touched: list[str] = []
         self.retrieve_calls = 0
 
-    def candidates(self, user_id: str, **kw: Any) -> CandidateSet:  # type: ignore[override]
-        self.calls.append(kw)
+    def candidates(
+        self, question: Question, *, strategy: DenseStrategy = "auto", fallback: bool = True
+    ) -> CandidateSet:
+        self.calls.append(question)
         rows = [
             Candidate("london", "dense", 0.9),
             Candidate("veg", "dense", 0.8),
             Candidate("paris", "dense", 0.8),
             *(Candidate(f.id, "dense", score) for f, score in self.others),
         ]
-        if kw["mode"] == "asof":
+        if question.mode == "asof":
             rows = [r for r in rows if r.id != "paris"]
         return CandidateSet(rows=rows, strategy="exact", server_ms=1.0, round_trips=1)
 
-    def retrieve(self, user_id: str, **kw: Any) -> Retrieved:  # type: ignore[override]
+    def retrieve(self, question: Question, *, strategy: DenseStrategy = "auto") -> Retrieved:
         """Candidates and the expansion of all of them (a superset of what the real one
         expands: the engine keeps only its own choice)."""
         self.retrieve_calls += 1
-        kw.pop("weights")
-        kw.pop("keep")
-        found = self.candidates(user_id, **kw)
-        expanded, _ = self.expand(user_id, sorted({c.id for c in found.rows}))
+        found = self.candidates(question)
+        expanded, _ = self.expand(question.user_id, sorted({c.id for c in found.rows}))
         return Retrieved(candidates=found, expanded=expanded)
 
     def expand(self, user_id: str, ids: Sequence[str]) -> tuple[list[ExpandedFact], float]:
@@ -66,7 +73,7 @@ def test_current_question_ranks_the_successor_with_the_replaced_facts_relevance(
     search = FakeSearch()
     result = Recall(search).search("Where does Maya live?", user_id="u", now=NOW, vector=[1.0])
     assert result.mode == "current"
-    assert search.calls[0]["mode"] == "history"  # replaced facts are candidates...
+    assert search.calls[0].mode == "history"  # replaced facts are candidates...
     ids = [h.fact.id for h in result.hits]
     assert ids == ["paris", "veg"]  # ...but only hand their score on
     paris = result.hits[0]
@@ -154,7 +161,7 @@ def test_no_vector_means_lexical_and_entity_only() -> None:
     search = FakeSearch()
     result = Recall(search).search("Where does Maya live?", user_id="u", now=NOW)
     assert result.dense is False
-    assert search.calls[0]["vector"] is None
+    assert search.calls[0].vector is None
     assert any("lexical + entity" in n for n in result.notes)
 
 
@@ -182,7 +189,7 @@ def test_one_round_trip_fetches_candidates_and_their_expansion() -> None:
     result = Recall(search).search("Where does Maya live?", user_id="u", now=NOW, vector=[1.0])
     assert search.retrieve_calls == 1
     assert result.timings.round_trips == 1
-    assert search.calls[0]["k_dense"] == 60
+    assert search.calls[0].k_dense == 60
 
 
 def test_the_question_vector_mixes_it_as_asked_and_without_its_names() -> None:
@@ -198,14 +205,14 @@ def test_the_question_vector_mixes_it_as_asked_and_without_its_names() -> None:
     recall = Recall(search, embedder=embedder)
     recall.search("Where does Maya live?", user_id="u", now=NOW)
     assert embedder.seen == [["Where does Maya live?", "Where does live?"]]  # one call
-    assert search.calls[-1]["vector"] == pytest.approx([0.5**0.5, 0.5**0.5])  # unit mix
+    assert search.calls[-1].vector == pytest.approx([0.5**0.5, 0.5**0.5])  # unit mix
     recall.search("Where do I live?", user_id="u", now=NOW)  # no name: embedded once
     assert embedder.seen[-1] == ["Where do I live?"]
-    assert search.calls[-1]["vector"] == [0.0, 1.0]
+    assert search.calls[-1].vector == [0.0, 1.0]
     recall.names_share = 1.0  # as asked (an ablation row)
     recall.search("Where does Maya live?", user_id="u", now=NOW)
     assert embedder.seen[-1] == ["Where does Maya live?"]
     recall.names_share = 0.0  # without names only
     recall.search("Where does Maya live?", user_id="u", now=NOW)
     assert embedder.seen[-1] == ["Where does live?"]
-    assert search.calls[-1]["vector"] == [0.0, 1.0]
+    assert search.calls[-1].vector == [0.0, 1.0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hmem.recall.tokens import count_tokens
+from hmem.recall.tokens import count_tokens, count_tokens_by_piece
 
 
 def test_known_sizes() -> None:
@@ -32,3 +32,13 @@ def test_monotone_and_subadditive_enough(a: str, b: str) -> None:
     joined = count_tokens(a + " " + b)
     assert joined <= count_tokens(a) + count_tokens(b) + 1
     assert count_tokens(a + " " + b) >= max(count_tokens(a), count_tokens(b)) - 1
+
+
+@given(st.text(max_size=300))
+def test_the_one_pass_count_is_the_piece_by_piece_count(text: str) -> None:
+    assert count_tokens(text) == count_tokens_by_piece(text)
+
+
+@given(st.text(alphabet="ab9 \n\t\r.é日\u00a0\u2003٣", max_size=80))
+def test_the_one_pass_count_on_runs_of_letters_digits_and_white_space(text: str) -> None:
+    assert count_tokens(text) == count_tokens_by_piece(text)
