@@ -422,7 +422,7 @@ async def search(user_id: UserId, body: SearchIn, who: Caller, request: Request)
 
     # At most api_search_concurrency searches at once, the rest queued first come first
     # served (anyio's limiter is FIFO): run all at once, the cores were shared among
-    # them and every one took as long as the slowest (docs/api.md#concurrent-searches).
+    # them and every one took as long as the slowest (docs/api.md).
     slots: CapacityLimiter = request.app.state.search_slots
     return await to_thread.run_sync(run, limiter=slots)
 
