@@ -20,7 +20,9 @@ def test_warm_up_reads_real_data_and_touches_nothing(
     memory.remember("Ben likes to keep bees in Porto.", user_id=other_user)
 
     memory.warm_up(users=[user_id, other_user])
-    assert warm_users(memory.recall, [user_id]) == len(QUESTIONS) + 2
+    runs = warm_users(memory.recall, [user_id])  # rounds of the questions and both as-ofs
+    assert runs >= len(QUESTIONS) + 2 and runs % (len(QUESTIONS) + 2) == 0
+    assert warm_users(memory.recall, []) == 0
     memory.recall.flush()
     assert _used(memory, user_id) == [None]
     assert _used(memory, other_user) == [None]
