@@ -228,6 +228,14 @@ class Config(BaseSettings):
         description="While Neo4j is down, a key verified less than this long ago is still "
         "trusted (so background sessions keep being queued)",
     )
+    api_search_concurrency: int = Field(
+        4,
+        ge=1,
+        le=256,
+        description="Searches run at once per API process; more wait their turn, first "
+        "come first served (on a few cores, sharing them among every waiting search made "
+        "each one slow: docs/api.md)",
+    )
     api_log_json: bool = Field(True, description="One JSON object per log line")
     api_metrics_token: SecretStr | None = Field(
         None,

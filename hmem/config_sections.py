@@ -97,6 +97,7 @@ class ApiSettings(_Section):
     max_body_bytes: int
     key_cache_s: float
     key_outage_s: float
+    search_concurrency: int
     log_json: bool
     metrics_token: SecretStr | None
     worker: bool

@@ -3,7 +3,7 @@
 Every route takes the caller (``principal``) and turns the API user id into the stored
 one through ``Principal.scope``; no handler touches a user id any other way. Handlers
 are plain functions (FastAPI runs them in its thread pool) over the process's one
-``Memory``.
+``Memory``; a search waits for one of its own few threads (``api_search_concurrency``).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, TypeVar
 
+from anyio import CapacityLimiter, to_thread
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import BaseModel
 from pydantic_core import to_json
@@ -400,22 +401,30 @@ def retry_job(user_id: UserId, job_id: FactIdPath, who: Caller, request: Request
     summary="Recall: hybrid search, one hop of history, a context block in a token budget",
     response_model=SearchResult,
 )
-def search(user_id: UserId, body: SearchIn, who: Caller, request: Request) -> Response:
+async def search(user_id: UserId, body: SearchIn, who: Caller, request: Request) -> Response:
     uid = who.scope(user_id)
-    found = _read(
-        request,
-        "search",
-        lambda: _memory(request).search(
-            body.query,
-            user_id=uid,
-            k=body.k,
-            token_budget=body.token_budget,
-            as_of=body.as_of,
-            as_of_event=body.as_of_event,
-            now=body.now,
-        ),
-    )
-    return _relabel_json(found, user_id)
+
+    def run() -> Response:
+        found = _read(
+            request,
+            "search",
+            lambda: _memory(request).search(
+                body.query,
+                user_id=uid,
+                k=body.k,
+                token_budget=body.token_budget,
+                as_of=body.as_of,
+                as_of_event=body.as_of_event,
+                now=body.now,
+            ),
+        )
+        return _relabel_json(found, user_id)
+
+    # At most api_search_concurrency searches at once, the rest queued first come first
+    # served (anyio's limiter is FIFO): run all at once, the cores were shared among
+    # them and every one took as long as the slowest (docs/api.md).
+    slots: CapacityLimiter = request.app.state.search_slots
+    return await to_thread.run_sync(run, limiter=slots)
 
 
 @router.get("/users/{user_id}/profile", tags=["read"], summary="The user's running profile")

@@ -278,7 +278,8 @@ def mcp(user_id: str, tenant: str | None, api_url: str | None) -> None:
 
         memory = Memory(config)
         try:
-            memory.warm_up()  # the first recall then costs what a later one does
+            # its own user's data, so the first recall costs what a later one does
+            memory.warm_up(users=[user_id])
         except HmemError as exc:  # Neo4j not up yet: the tools say so when called
             log.warning("MCP warm-up skipped: %s", exc)
         return memory

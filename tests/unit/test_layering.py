@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
         "hmem.memory",
         "hmem.memory_writes",
         "hmem.memory_admin",
+        "hmem.warm_up",
         "hmem.async_memory",
         "hmem.surface",
         "hmem.importers",

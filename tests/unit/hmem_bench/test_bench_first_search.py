@@ -32,10 +32,11 @@ def test_waits_for_ready_then_reports_first_median_and_top_hits() -> None:
         result = measure(client, user_id="maya", query="What pets does Maya have?", repeat=4)
 
     assert seen[:3] == ["GET /readyz"] * 3
-    assert seen[3:] == ["POST /v1/users/maya/search"] * 5  # no search before ready
+    # no search before ready; the first, 4 repeats, then 4 questions new to the server
+    assert seen[3:] == ["POST /v1/users/maya/search"] * 9
     assert result["next"] == 4
     assert result["first_ms"] > 0 and result["median_next_ms"] > 0
-    assert result["ratio"] > 0
+    assert result["ratio"] > 0 and result["ratio_vs_new"] > 0
     assert result["dense"] is True
     assert [t["text"] for t in result["top"]] == [
         "Maya has a cat named Miso.",
@@ -63,6 +64,6 @@ def test_measure_python_times_the_first_search_and_each_new_shape() -> None:
 
     asked: list[str] = []
     out = measure_python(asked.append, query="q", repeat=3, shapes=("a", "b"), shape_repeat=2)
-    assert asked == ["q"] * 4 + ["a"] * 3 + ["b"] * 3
+    assert asked == ["q"] * 4 + ["q?", "q??", "q???"] + ["a"] * 3 + ["b"] * 3
     assert [s["query"] for s in out["new_shapes"]] == ["a", "b"]
     assert out["first_ms"] >= 0 and out["ratio"] >= 0
