@@ -83,12 +83,15 @@ def users(driver: Driver, on_2026: bool) -> Iterator[tuple[str, str, np.ndarray]
         session.run(_DROP, users=[mine, theirs]).consume()
 
 
-def _dense(search: FactSearch, user: str, vector: list[float], strategy: str, **kw: object):  # type: ignore[no-untyped-def]
+def _dense(  # type: ignore[no-untyped-def]
+    search: FactSearch, user: str, vector: list[float], strategy: str, *, fallback: bool = True,
+    **kw: object,
+):  # fmt: skip
     asked = Question(
         user, vector=vector, lucene=None, entity_grams=[], now=NOW,
         **{"mode": "current", "k_dense": 30, **kw},  # type: ignore[arg-type]
     )  # fmt: skip
-    return search.candidates(asked, strategy=strategy)  # type: ignore[arg-type]
+    return search.candidates(asked, strategy=strategy, fallback=fallback)  # type: ignore[arg-type]
 
 
 def test_the_branch_exists_only_in_the_cypher25_text() -> None:
