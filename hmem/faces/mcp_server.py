@@ -98,16 +98,21 @@ def build_server(
         name="hmem", version=__version__, instructions=INSTRUCTIONS, middleware=list(middleware)
     )
 
+    # Every tool answers plain text for the model to read, declared without an output
+    # schema (structured_output=False): with one, the SDK wraps the text in
+    # {"result": ...} and a host's client validates every answer against the schema,
+    # its first validation importing jsonschema (about 45 ms of the first `recall`).
     def guard(exc: HmemError) -> ToolError:
         return ToolError(f"{type(exc).__name__}: {exc}")
 
     @server.tool(
+        structured_output=False,
         description="Remember one fact about the user (15-80 words, absolute dates). "
         "valid_from / valid_to: when it became / stopped being true in the world; "
         "observed_at: when the user said it (default now). Dates are ISO 8601 with a "
         "time zone, e.g. 2026-03-01T00:00:00Z: pass them when backfilling history. "
         "infer: read dates and changes from the words (default: when neither supersedes "
-        "nor valid_from/valid_to is given); false stores the text exactly as given."
+        "nor valid_from/valid_to is given); false stores the text exactly as given.",
     )
     def remember(
         text: str,
@@ -141,10 +146,11 @@ def build_server(
         return f"Remembered as {result.added[0]}{replaced}."
 
     @server.tool(
+        structured_output=False,
         description="What is known about the user that answers `query` (no query: all "
         "current facts). Replaced facts come with what replaced them. as_of: what was "
         "believed at that instant; as_of_event: what was true in the world then "
-        "(ISO 8601 with a time zone, e.g. 2026-02-01T00:00:00Z)."
+        "(ISO 8601 with a time zone, e.g. 2026-02-01T00:00:00Z).",
     )
     def recall(query: str = "", as_of: str | None = None, as_of_event: str | None = None) -> str:
         when: AsOfOptions = {
@@ -162,7 +168,10 @@ def build_server(
             raise guard(exc) from exc
         return "\n".join(lines) if lines else "Nothing is remembered about that yet."
 
-    @server.tool(description="A fact with what it replaced and what replaced it, with dates.")
+    @server.tool(
+        description="A fact with what it replaced and what replaced it, with dates.",
+        structured_output=False,
+    )
     def history(fact_id: str) -> str:
         try:
             chain = backend.history(fact_id, user_id=user_id)
@@ -180,8 +189,9 @@ def build_server(
         return "\n".join(lines)
 
     @server.tool(
+        structured_output=False,
         description="Stop believing a fact (it stays in history and can be restored). "
-        "never_true=True when it was a mistake rather than something that ended."
+        "never_true=True when it was a mistake rather than something that ended.",
     )
     def forget(fact_id: str, never_true: bool = False) -> str:
         reason = SupersedeReason.USER_EDIT if never_true else SupersedeReason.RETRACTION
