@@ -16,13 +16,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import pydantic
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from hmem import __version__
 from hmem.errors import HmemError
-from hmem.models import Fact, SupersedeReason
+from hmem.faces import _lines
+from hmem.faces._lines import day
+from hmem.faces._lines import fact_line as format_fact
+from hmem.models import SupersedeReason
 
 if TYPE_CHECKING:  # the read path loads in the backend's thread, not before `initialize`
     from hmem.recall.models import Hit
@@ -39,32 +41,13 @@ Never store secrets (passwords, card numbers): they are refused anyway.
 """
 
 
-_WHEN: pydantic.TypeAdapter[datetime] = pydantic.TypeAdapter(pydantic.AwareDatetime)
-_WHEN_HELP = "an ISO 8601 date-time with a time zone, e.g. 2026-03-01T00:00:00Z"
-
-
 def parse_when(name: str, value: str | None) -> datetime | None:
     """A tool argument as an aware datetime, validated as the HTTP API does (ISO 8601
     with a zone); anything else is a ``ToolError`` naming the argument."""
-    if value is None or not value.strip():
-        return None
     try:
-        return _WHEN.validate_python(value.strip())
-    except pydantic.ValidationError as exc:
-        reason = exc.errors()[0]["msg"]
-        raise ToolError(
-            f"ValidationError: {name}={value!r} is not {_WHEN_HELP} ({reason})"
-        ) from None
-
-
-def _day(value: datetime | None) -> str:
-    return f"{value:%Y-%m-%d}" if value else "…"
-
-
-def format_fact(fact: Fact) -> str:
-    """One line a model can read and cite: id, text, world window."""
-    until = f" until {_day(fact.valid_to)}" if fact.valid_to else ""
-    return f"[{fact.id}] {fact.text} (true since {_day(fact.valid_from)}{until})"
+        return _lines.parse_when(name, value)
+    except HmemError as exc:
+        raise ToolError(f"{type(exc).__name__}: {exc}") from None
 
 
 def format_hit(hit: Hit) -> str:
@@ -75,13 +58,13 @@ def format_hit(hit: Hit) -> str:
     if hit.fact.known_to is not None:
         if hit.successors:
             step = max(hit.successors, key=lambda s: s.link.at)
-            line += f" [{step.link.reason} on {_day(step.link.at)} by: {format_fact(step.fact)}]"
+            line += f" [{step.link.reason} on {day(step.link.at)} by: {format_fact(step.fact)}]"
         else:
             reason = hit.fact.close_reason or SupersedeReason.RETRACTION
-            line += f" [{reason} on {_day(hit.fact.known_to)}]"
+            line += f" [{reason} on {day(hit.fact.known_to)}]"
     elif hit.predecessors:
         step = max(hit.predecessors, key=lambda s: s.link.at)
-        line += f" [replaced on {_day(step.link.at)}: {format_fact(step.fact)}]"
+        line += f" [replaced on {day(step.link.at)}: {format_fact(step.fact)}]"
     return line
 
 
@@ -178,12 +161,12 @@ def build_server(
         except HmemError as exc:
             raise guard(exc) from exc
         lines = [
-            f"before: {format_fact(s.fact)} — {s.link.reason} on {_day(s.link.at)}"
+            f"before: {format_fact(s.fact)} — {s.link.reason} on {day(s.link.at)}"
             for s in chain.predecessors
         ]
         lines.append(f"this:   {format_fact(chain.fact)}")
         lines += [
-            f"after:  {format_fact(s.fact)} — {s.link.reason} on {_day(s.link.at)}"
+            f"after:  {format_fact(s.fact)} — {s.link.reason} on {day(s.link.at)}"
             for s in chain.successors
         ]
         return "\n".join(lines)

@@ -16,10 +16,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypeAlias, TypeVar
 
-import pydantic
-
 from hmem.async_memory import AsyncMemory
 from hmem.errors import HmemError, ValidationError
+from hmem.faces._lines import day, fact_line, parse_when
 from hmem.faces.client import AsyncClient, Client
 from hmem.graph.apikeys import check_user_name
 from hmem.memory import Memory
@@ -59,32 +58,10 @@ def check_user(user_id: object) -> str:
     return check_user_name(user_id)
 
 
-_WHEN: pydantic.TypeAdapter[datetime] = pydantic.TypeAdapter(pydantic.AwareDatetime)
-
-
-def parse_when(name: str, value: str | datetime | None) -> datetime | None:
-    """An ISO 8601 date-time with a zone (or an aware datetime); anything else is a
-    ``ValidationError`` naming the argument."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    try:
-        return _WHEN.validate_python(value.strip() if isinstance(value, str) else value)
-    except pydantic.ValidationError as exc:
-        raise ValidationError(
-            f"{name}={value!r} is not an ISO 8601 date-time with a time zone, "
-            f"e.g. 2026-03-01T00:00:00Z ({exc.errors()[0]['msg']})"
-        ) from None
-
-
-def _day(value: datetime | None) -> str:
-    return f"{value:%Y-%m-%d}" if value else "…"
-
-
 def format_fact(fact: Fact) -> str:
     """One line a model can read and cite: id, text, world window (as the MCP server)."""
-    until = f" until {_day(fact.valid_to)}" if fact.valid_to else ""
     replaced = "" if fact.known_to is None else " [replaced]"
-    return f"[{fact.id}] {fact.text} (true since {_day(fact.valid_from)}{until}){replaced}"
+    return fact_line(fact) + replaced
 
 
 def memory_block(result: SearchResult) -> str:
@@ -184,12 +161,12 @@ class Port:
     async def history(self, user_id: str, fact_id: str) -> str:
         chain: FactHistory = await self.acall("history", fact_id, user_id=user_id)
         lines = [
-            f"before: {format_fact(s.fact)} — {s.link.reason} on {_day(s.link.at)}"
+            f"before: {format_fact(s.fact)} — {s.link.reason} on {day(s.link.at)}"
             for s in chain.predecessors
         ]
         lines.append(f"this:   {format_fact(chain.fact)}")
         lines += [
-            f"after:  {format_fact(s.fact)} — {s.link.reason} on {_day(s.link.at)}"
+            f"after:  {format_fact(s.fact)} — {s.link.reason} on {day(s.link.at)}"
             for s in chain.successors
         ]
         return "\n".join(lines)

@@ -1,0 +1,39 @@
+"""What the faces that talk to a model share: a date argument read as the HTTP API reads
+it, and one fact as a line a model can read and cite (MCP tools and framework adapters)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pydantic
+
+from hmem.errors import ValidationError
+from hmem.models import Fact
+
+__all__ = ["day", "fact_line", "parse_when"]
+
+_WHEN: pydantic.TypeAdapter[datetime] = pydantic.TypeAdapter(pydantic.AwareDatetime)
+
+
+def parse_when(name: str, value: str | datetime | None) -> datetime | None:
+    """An ISO 8601 date-time with a zone (or an aware datetime); anything else is a
+    ``ValidationError`` naming the argument."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        return _WHEN.validate_python(value.strip() if isinstance(value, str) else value)
+    except pydantic.ValidationError as exc:
+        raise ValidationError(
+            f"{name}={value!r} is not an ISO 8601 date-time with a time zone, "
+            f"e.g. 2026-03-01T00:00:00Z ({exc.errors()[0]['msg']})"
+        ) from None
+
+
+def day(value: datetime | None) -> str:
+    return f"{value:%Y-%m-%d}" if value else "…"
+
+
+def fact_line(fact: Fact) -> str:
+    """``[id] text (true since D until D)``: the id to cite, the world window."""
+    until = f" until {day(fact.valid_to)}" if fact.valid_to else ""
+    return f"[{fact.id}] {fact.text} (true since {day(fact.valid_from)}{until})"
