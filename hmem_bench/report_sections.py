@@ -66,6 +66,16 @@ def writes_section(writes: dict[str, Any] | None) -> list[str]:
                 ]
             )
         md.append(_table(["write", "ms per batch (p50)", "rows/s", "ratio of bare"], rows) + "\n")
+        if many.get("ner_alone_ms_p50") is not None:
+            md.append(
+                f"spaCy's NER alone over each batch's texts (no write; its cache emptied, "
+                f"`{many.get('ner_pipeline', '?')}`): "
+                f"{_f(many['ner_alone_ms_p50'], 0)} ms per batch (p50). A write that runs "
+                "it cannot beat bare / (NER alone) = "
+                f"**{_f(many.get('ner_bound_ratio_of_bare'))}** even if its own write cost "
+                "nothing: with the NER on, the ratio measures spaCy, the way a write that "
+                "embeds its own texts would measure the embedding model.\n"
+            )
     add = writes.get("add")
     if add:
         md.append(

