@@ -35,6 +35,12 @@ def resolve_date(text: str | None, observed_at: datetime) -> datetime | None:
         except ValueError:
             return None
     base = observed_at.astimezone(UTC).replace(tzinfo=None)
+    # "yesterday", "3 days ago", "in 2 weeks": what parse() would answer first (its
+    # relative-time parser comes before the absolute one), and never a date without a
+    # year, so no probe. Most of a write's date reading was parsing such a phrase twice.
+    relative = _parse(text, base, _RELATIVE)
+    if relative is not None:
+        return relative.replace(tzinfo=UTC) if abs(relative.year - base.year) <= 200 else None
     parsed = _parse(text, base)
     if parsed is None or abs(parsed.year - base.year) > 200:
         return None
@@ -53,14 +59,22 @@ def resolve_date(text: str | None, observed_at: datetime) -> datetime | None:
 _PROBE = timedelta(days=365 + 31)
 
 
-def _parse(text: str, base: datetime) -> datetime | None:
+_RELATIVE = ("relative-time",)
+
+
+def _parse(text: str, base: datetime, parsers: tuple[str, ...] = ()) -> datetime | None:
+    settings: dict[str, object] = {
+        "RELATIVE_BASE": base,
+        "PREFER_DAY_OF_MONTH": "first",
+        "RETURN_AS_TIMEZONE_AWARE": False,
+    }
+    if parsers:
+        settings["PARSERS"] = list(parsers)
+    # The relative reading in English only: a text it does not read would otherwise be
+    # tried in every language dateparser knows (~9 ms) before the full reading below,
+    # which still detects the language as before.
     parsed: datetime | None = dateparser.parse(
-        text,
-        settings={
-            "RELATIVE_BASE": base,
-            "PREFER_DAY_OF_MONTH": "first",
-            "RETURN_AS_TIMEZONE_AWARE": False,
-        },
+        text, settings=settings, languages=["en"] if parsers else None
     )
     return parsed
 

@@ -44,6 +44,9 @@ def test_relation_table_is_exhaustive_and_never_deletes() -> None:
         ("in 2 days", datetime(2026, 3, 4, 10, tzinfo=UTC)),
         ("next Tuesday", datetime(2026, 3, 3, tzinfo=UTC)),
         ("last year", datetime(2025, 3, 1, 10, tzinfo=UTC)),
+        # relative in another language: not read by the English-only first pass
+        ("vor 3 Tagen", datetime(2026, 2, 27, 10, tzinfo=UTC)),
+        ("hace 2 semanas", datetime(2026, 2, 16, 10, tzinfo=UTC)),
         # without a year: the nearest such day, last year's included
         ("December 20", datetime(2025, 12, 20, tzinfo=UTC)),
         ("20 Dec", datetime(2025, 12, 20, tzinfo=UTC)),
