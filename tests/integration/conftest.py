@@ -16,11 +16,24 @@ from neo4j import Driver, GraphDatabase
 
 from hmem import Config, Memory
 from hmem.memory import resolve_password
+from tests.integration._services import unavailable
 
 
 @pytest.fixture(scope="session")
 def config() -> Config:
     return Config()
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The Redis ``scripts/test`` started (``scripts/redis start``)."""
+    url = os.environ.get("HMEM_TEST_REDIS_URL")
+    if not url:
+        unavailable(
+            "no HMEM_TEST_REDIS_URL; scripts/test starts Redis (scripts/redis start)",
+            required="HMEM_REQUIRE_REDIS",
+        )
+    return url
 
 
 @pytest.fixture(scope="session")
@@ -34,13 +47,11 @@ def driver(config: Config) -> Iterator[Driver]:
         )
         drv.verify_connectivity()
     except Exception as exc:
-        message = (
+        unavailable(
             f"no Neo4j at {config.neo4j_uri} ({exc}); run `make test`, or start one with "
-            "`hmem neo4j start` and set HMEM_NEO4J_* accordingly"
+            "`hmem neo4j start` and set HMEM_NEO4J_* accordingly",
+            required="HMEM_REQUIRE_NEO4J",
         )
-        if os.environ.get("HMEM_REQUIRE_NEO4J") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
     yield drv
     drv.close()
 

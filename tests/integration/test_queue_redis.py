@@ -6,7 +6,6 @@ Each test has its own key prefix, so tests share one server without seeing each 
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -23,17 +22,6 @@ from hmem.ingest.queue_redis import RedisQueue  # noqa: E402
 
 pytestmark = pytest.mark.redis
 SECRET = b"k" * 32
-
-
-@pytest.fixture
-def redis_url() -> str:
-    url = os.environ.get("HMEM_TEST_REDIS_URL")
-    if not url:
-        message = "no HMEM_TEST_REDIS_URL; scripts/test starts Redis (scripts/redis start)"
-        if os.environ.get("HMEM_REQUIRE_REDIS") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return url
 
 
 @pytest.fixture
