@@ -1,16 +1,18 @@
 """What the faces that talk to a model share: a date argument read as the HTTP API reads
-it, and one fact as a line a model can read and cite (MCP tools and framework adapters)."""
+it, one fact as a line a model can read and cite, and a fact's history as such lines
+(MCP tools and framework adapters)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 import pydantic
 
 from hmem.errors import ValidationError
-from hmem.models import Fact
+from hmem.models import Fact, FactHistory
 
-__all__ = ["day", "fact_line", "parse_when"]
+__all__ = ["day", "fact_line", "history_text", "parse_when"]
 
 _WHEN: pydantic.TypeAdapter[datetime] = pydantic.TypeAdapter(pydantic.AwareDatetime)
 
@@ -37,3 +39,17 @@ def fact_line(fact: Fact) -> str:
     """``[id] text (true since D until D)``: the id to cite, the world window."""
     until = f" until {day(fact.valid_to)}" if fact.valid_to else ""
     return f"[{fact.id}] {fact.text} (true since {day(fact.valid_from)}{until})"
+
+
+def history_text(chain: FactHistory, line: Callable[[Fact], str] = fact_line) -> str:
+    """A fact's supersession chain, one fact a line written by ``line``: ``before:``
+    the facts it replaced, ``this:`` the fact, ``after:`` the facts that replaced it,
+    each step with its reason and day."""
+    lines = [
+        f"before: {line(s.fact)} — {s.link.reason} on {day(s.link.at)}" for s in chain.predecessors
+    ]
+    lines.append(f"this:   {line(chain.fact)}")
+    lines += [
+        f"after:  {line(s.fact)} — {s.link.reason} on {day(s.link.at)}" for s in chain.successors
+    ]
+    return "\n".join(lines)

@@ -160,16 +160,7 @@ def build_server(
             chain = backend.history(fact_id, user_id=user_id)
         except HmemError as exc:
             raise guard(exc) from exc
-        lines = [
-            f"before: {format_fact(s.fact)} — {s.link.reason} on {day(s.link.at)}"
-            for s in chain.predecessors
-        ]
-        lines.append(f"this:   {format_fact(chain.fact)}")
-        lines += [
-            f"after:  {format_fact(s.fact)} — {s.link.reason} on {day(s.link.at)}"
-            for s in chain.successors
-        ]
-        return "\n".join(lines)
+        return _lines.history_text(chain)
 
     @server.tool(
         structured_output=False,

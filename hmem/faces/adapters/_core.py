@@ -18,7 +18,7 @@ from typing import Any, TypeAlias, TypeVar
 
 from hmem.async_memory import AsyncMemory
 from hmem.errors import HmemError, ValidationError
-from hmem.faces._lines import day, fact_line, parse_when
+from hmem.faces._lines import fact_line, history_text, parse_when
 from hmem.faces.client import AsyncClient, Client
 from hmem.graph.apikeys import check_user_name
 from hmem.memory import Memory
@@ -160,16 +160,7 @@ class Port:
 
     async def history(self, user_id: str, fact_id: str) -> str:
         chain: FactHistory = await self.acall("history", fact_id, user_id=user_id)
-        lines = [
-            f"before: {format_fact(s.fact)} — {s.link.reason} on {day(s.link.at)}"
-            for s in chain.predecessors
-        ]
-        lines.append(f"this:   {format_fact(chain.fact)}")
-        lines += [
-            f"after:  {format_fact(s.fact)} — {s.link.reason} on {day(s.link.at)}"
-            for s in chain.successors
-        ]
-        return "\n".join(lines)
+        return history_text(chain, format_fact)
 
 
 def tool_error(exc: HmemError) -> str:
