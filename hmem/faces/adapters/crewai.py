@@ -294,7 +294,16 @@ class RememberArgs(BaseModel):
     )
 
 
-class HmemRecallTool(BaseTool):
+class _UserTool(BaseTool):
+    """A tool bound to one user: the port it calls and the loop it runs async calls on
+    (not part of the tool's schema)."""
+
+    port: Any = Field(exclude=True)
+    user_id: str
+    loop: Any = Field(default_factory=_Loop, exclude=True)
+
+
+class HmemRecallTool(_UserTool):
     """Search the user's memory (dated facts; ``[replaced]`` = no longer true)."""
 
     name: str = "hmem_recall"
@@ -303,9 +312,6 @@ class HmemRecallTool(BaseTool):
         "when it was true; [replaced] marks facts that are no longer true."
     )
     args_schema: type[BaseModel] = RecallArgs
-    port: Any = Field(exclude=True)
-    user_id: str
-    loop: Any = Field(default_factory=_Loop, exclude=True)
 
     def _run(self, query: str, as_of: str | None = None, as_of_event: str | None = None) -> str:
         return str(
@@ -315,7 +321,7 @@ class HmemRecallTool(BaseTool):
         )
 
 
-class HmemRememberTool(BaseTool):
+class HmemRememberTool(_UserTool):
     """Store one fact about the user (``supersedes``: the ids it replaces)."""
 
     name: str = "hmem_remember"
@@ -324,9 +330,6 @@ class HmemRememberTool(BaseTool):
         "their ids in supersedes (the old ones stay in the history)."
     )
     args_schema: type[BaseModel] = RememberArgs
-    port: Any = Field(exclude=True)
-    user_id: str
-    loop: Any = Field(default_factory=_Loop, exclude=True)
 
     def _run(self, text: str, supersedes: list[str] | None = None) -> str:
         return str(
