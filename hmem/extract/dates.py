@@ -38,13 +38,11 @@ def resolve_date(text: str | None, observed_at: datetime) -> datetime | None:
     # "yesterday", "3 days ago", "in 2 weeks": what parse() would answer first (its
     # relative-time parser comes before the absolute one), and never a date without a
     # year, so no probe. Most of a write's date reading was parsing such a phrase twice.
-    relative = _parse(text, base, _RELATIVE)
-    if relative is not None:
-        return relative.replace(tzinfo=UTC) if abs(relative.year - base.year) <= 200 else None
-    parsed = _parse(text, base)
+    relative = _parse(text, base, relative=True)
+    parsed = relative or _parse(text, base)
     if parsed is None or abs(parsed.year - base.year) > 200:
         return None
-    if base.year < 9998:  # the probe reads a year and a month later
+    if relative is None and base.year < 9998:  # the probe reads a year and a month later
         probe = base + _PROBE
         if _parse(text, probe) == _years_later(parsed, probe.year - base.year):
             parsed = _nearest(parsed, base)
@@ -59,22 +57,20 @@ def resolve_date(text: str | None, observed_at: datetime) -> datetime | None:
 _PROBE = timedelta(days=365 + 31)
 
 
-_RELATIVE = ("relative-time",)
-
-
-def _parse(text: str, base: datetime, parsers: tuple[str, ...] = ()) -> datetime | None:
+def _parse(text: str, base: datetime, *, relative: bool = False) -> datetime | None:
+    """dateparser's reading of ``text`` against ``base``; ``relative``: its relative-time
+    parser alone, in English only (a text it does not read would otherwise be tried in
+    every language dateparser knows, ~9 ms, before the full reading, which still detects
+    the language as before)."""
     settings: dict[str, object] = {
         "RELATIVE_BASE": base,
         "PREFER_DAY_OF_MONTH": "first",
         "RETURN_AS_TIMEZONE_AWARE": False,
     }
-    if parsers:
-        settings["PARSERS"] = list(parsers)
-    # The relative reading in English only: a text it does not read would otherwise be
-    # tried in every language dateparser knows (~9 ms) before the full reading below,
-    # which still detects the language as before.
+    if relative:
+        settings["PARSERS"] = ["relative-time"]
     parsed: datetime | None = dateparser.parse(
-        text, settings=settings, languages=["en"] if parsers else None
+        text, settings=settings, languages=["en"] if relative else None
     )
     return parsed
 
