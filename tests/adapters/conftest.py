@@ -26,7 +26,9 @@ from tests.integration.conftest import (  # noqa: F401  (fixtures)
     user_id,
 )
 
-collect_ignore_glob = [] if os.environ.get("HMEM_ADAPTER_TESTS") == "1" else ["test_*.py"]
+collect_ignore_glob = (
+    [] if os.environ.get("HMEM_ADAPTER_TESTS") == "1" else ["test_*.py", "upstream"]
+)
 
 
 @pytest.fixture
