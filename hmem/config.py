@@ -295,15 +295,31 @@ class Config(BaseSettings):
     queue_url: str | None = Field(
         None,
         description="A queue every API replica and `hmem worker` shares "
-        "(redis://host:6379/0, needs hmem[queue]); unset: the SQLite file queue_path",
+        "(redis://:password@host:6379/0, needs hmem[queue]); unset: the SQLite file "
+        "queue_path. A URL without a password is refused unless queue_private is set",
+    )
+    queue_private: bool = Field(
+        False,
+        description="The Redis of queue_url is reachable by this deployment only (a "
+        "private unix socket or network): start without a password in its URL",
     )
     bookmark_wait_s: float = Field(
         10.0,
         gt=0,
-        description="How long a read waits for the Hmem-Bookmark it was sent (then 503)",
+        le=25,
+        description="How long a read waits for the Hmem-Bookmark it was sent (then 503); "
+        "at most 25 s, below Neo4j's own 30 s bookmark_ready_timeout",
     )
     max_session_chars: int = Field(50_000, ge=100, description="Longest session accepted")
     neighbours_k: int = Field(10, ge=0, le=100, description="Stored facts shown to the extractor")
+    infer_max_closures: int = Field(
+        3,
+        ge=0,
+        le=64,
+        description="How many facts one inferred write may close (remember's infer, and "
+        "each session): a write whose words would close more closes none of them and "
+        "returns them as proposals (WriteResult.proposed) for the caller to confirm",
+    )
     dedup_cosine: float = Field(
         0.95, gt=0, le=1.0, description="Cosine at which a new fact is a near-duplicate"
     )

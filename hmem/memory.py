@@ -107,6 +107,7 @@ class Memory(MemoryWrites, MemoryAdmin):
         secret = load_secret(
             configured.get_secret_value() if configured else None, self.config.queue_path
         )
+        self.secret = secret  # HMEM_SERVER_SECRET's bytes: keyed hashes, sealed bookmarks
         self.telemetry = telemetry or Telemetry(
             self.config.otel_enabled,
             user_ids=self.config.otel_user_id,

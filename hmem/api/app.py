@@ -24,7 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from hmem import __version__
 from hmem.api import problems
 from hmem.api.auth import Authenticator
-from hmem.api.bookmarks import BookmarkHeaders, read_after_bookmark
+from hmem.api.bookmarks import BookmarkHeaders, BookmarkSeal, read_after_bookmark
 from hmem.api.metrics import Metrics
 from hmem.api.pages import install_pages
 from hmem.api.routes import router
@@ -236,6 +236,7 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
         keys = KeyStore(drv, database=config.neo4j_database)
         app.state.memory = memory
         app.state.driver = drv
+        app.state.bookmark_seal = BookmarkSeal(memory.secret)
         app.state.search_slots = CapacityLimiter(config.api_search_concurrency)
         app.state.auth = Authenticator(
             keys, ttl_s=config.api_key_cache_s, outage_s=config.api_key_outage_s
@@ -255,6 +256,9 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
             yield
         finally:
             memory.shutdown()
+            waits = getattr(app.state, "bookmark_driver", None)
+            if waits is not None:
+                await waits.close()
             if driver is None:
                 drv.close()
 

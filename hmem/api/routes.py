@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from pydantic_core import to_json
 
 from hmem.api.auth import USER_ID_PATTERN, Principal, principal, queueing_principal
+from hmem.api.bookmarks import seal_for
 from hmem.api.metrics import Metrics
 from hmem.api.problems import NO_MODEL_RESPONSE, PROBLEM_RESPONSES
 from hmem.api.schemas import (
@@ -45,6 +46,7 @@ __all__ = ["router"]
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R")
+W = TypeVar("W", bound=BaseModel)
 
 router = APIRouter(prefix="/v1", responses=PROBLEM_RESPONSES)
 
@@ -145,7 +147,24 @@ def remember(user_id: UserId, body: RememberIn, who: Caller, request: Request) -
     reasons.update({link.old_id: link.reason.value for link in result.inferred})
     _metrics(request).count_write("remember", result, reasons)
     _metrics(request).count_inferred(result)
-    return result
+    return _sealed(request, who, result)
+
+
+def _sealed(request: Request, who: Principal, result: W) -> W:
+    """``result`` with its Neo4j bookmarks sealed for the caller's tenant: the same
+    token ``Hmem-Bookmark`` carries, never the database's transaction counter."""
+    marks: list[str] = getattr(result, "bookmarks", None) or []
+    if not marks:
+        return result
+    return result.model_copy(update={"bookmarks": [seal_for(request, who.tenant, marks)]})
+
+
+def _sealed_job(request: Request, who: Principal, public: dict[str, Any]) -> dict[str, Any]:
+    done = public.get("result")
+    if isinstance(done, dict) and done.get("bookmarks"):
+        sealed = [seal_for(request, who.tenant, done["bookmarks"])]
+        public = {**public, "result": {**done, "bookmarks": sealed}}
+    return public
 
 
 def _write(request: Request, path: str, call: Callable[[], WriteResult]) -> WriteResult:
@@ -188,7 +207,7 @@ def remember_many(
     )
     reasons = {t.target_id: str(t.reason) for f in body.facts for t in f.supersedes}
     _metrics(request).count_write("remember_many", result, reasons)
-    return result
+    return _sealed(request, who, result)
 
 
 @router.get("/users/{user_id}/facts", tags=["read"], summary="List facts, now or as of a time")
@@ -369,7 +388,7 @@ def add(
         )
     finally:
         accepting_key.reset(accepted_by)
-    out = AddOut.model_validate(result.as_dict(), from_attributes=False)
+    out = _sealed(request, who, AddOut.model_validate(result.as_dict(), from_attributes=False))
     # the session's own dials are counted when its job completes (Metrics.count_session)
     metrics.write_requests.labels("add").inc()
     if body.background:
@@ -381,7 +400,7 @@ def add(
 def job(user_id: UserId, job_id: FactIdPath, who: Caller, request: Request) -> JobOut:
     uid = who.scope(user_id)
     found = _memory(request).job(job_id, user_id=uid)
-    return JobOut.model_validate({**found.public(), "user_id": user_id})
+    return JobOut.model_validate({**_sealed_job(request, who, found.public()), "user_id": user_id})
 
 
 @router.post(
@@ -392,7 +411,7 @@ def job(user_id: UserId, job_id: FactIdPath, who: Caller, request: Request) -> J
 def retry_job(user_id: UserId, job_id: FactIdPath, who: Caller, request: Request) -> JobOut:
     uid = who.scope(user_id)
     found = _memory(request).retry_job(job_id, user_id=uid)
-    return JobOut.model_validate({**found.public(), "user_id": user_id})
+    return JobOut.model_validate({**_sealed_job(request, who, found.public()), "user_id": user_id})
 
 
 @router.post(

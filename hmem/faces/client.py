@@ -67,13 +67,29 @@ T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8000"
 
 
-def _keep_bookmark(http: httpx.Client | httpx.AsyncClient, response: httpx.Response) -> None:
-    """Read-your-writes behind a load balancer: the last ``Hmem-Bookmark`` an answer
-    carried goes with every later request, so a read through another replica waits
-    for this client's writes (docs/scaling.md)."""
+def _own_write(method: str, path: str) -> bool:
+    """A request whose answer's bookmark is this client's own write: a write (a search
+    is a POST that writes nothing), or the status of its own session's job."""
+    if method == "GET":
+        return "/jobs/" in path
+    return not path.endswith("/search")
+
+
+def _keep_bookmark(
+    http: httpx.Client | httpx.AsyncClient, op: _Op[Any], response: httpx.Response
+) -> None:
+    """Read-your-writes behind a load balancer: the ``Hmem-Bookmark`` of this client's
+    last write goes with every later request, so a read through another replica waits
+    for it (docs/scaling.md). Only its own writes' bookmarks are kept: never one a read,
+    ``/healthz`` or another party's answer carried. A bookmark the API could not reach
+    (503 ``bookmark-wait``) is dropped, so one stale token never fails every read."""
     mark = response.headers.get("Hmem-Bookmark")
-    if mark:
+    if mark and response.status_code < 400 and _own_write(op.method, op.path):
         http.headers["Hmem-Bookmark"] = mark
+    elif response.status_code in (422, 503) and "Hmem-Bookmark" in http.headers:
+        kind = response.headers.get("content-type", "")
+        if kind.startswith("application/problem+json") and "bookmark" in response.text:
+            del http.headers["Hmem-Bookmark"]
 
 
 def _headers(api_key: str, extra: dict[str, str] | None) -> dict[str, str]:
@@ -104,7 +120,7 @@ class Client:
             response = self._http.request(op.method, op.path, params=op.params, json=op.body)
         except httpx.TransportError as exc:
             raise ApiUnavailableError(f"hmem API unreachable: {type(exc).__name__}") from exc
-        _keep_bookmark(self._http, response)
+        _keep_bookmark(self._http, op, response)
         _raise_for(response)
         return op.parse(response.json())
 
@@ -113,7 +129,7 @@ class Client:
 
     @property
     def bookmark(self) -> str | None:
-        """The ``Hmem-Bookmark`` the next request sends (the last one answered)."""
+        """The ``Hmem-Bookmark`` the next request sends (of this client's last write)."""
         mark: str | None = self._http.headers.get("Hmem-Bookmark")
         return mark
 
@@ -237,7 +253,7 @@ class AsyncClient:
             response = await self._http.request(op.method, op.path, params=op.params, json=op.body)
         except httpx.TransportError as exc:
             raise ApiUnavailableError(f"hmem API unreachable: {type(exc).__name__}") from exc
-        _keep_bookmark(self._http, response)
+        _keep_bookmark(self._http, op, response)
         _raise_for(response)
         return op.parse(response.json())
 
@@ -246,7 +262,7 @@ class AsyncClient:
 
     @property
     def bookmark(self) -> str | None:
-        """The ``Hmem-Bookmark`` the next request sends (the last one answered)."""
+        """The ``Hmem-Bookmark`` the next request sends (of this client's last write)."""
         mark: str | None = self._http.headers.get("Hmem-Bookmark")
         return mark
 

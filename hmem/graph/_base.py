@@ -12,16 +12,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from neo4j import READ_ACCESS, Bookmarks, Driver, ManagedTransaction, Record, Session
+from neo4j import Driver, ManagedTransaction, Record, Session
 from neo4j import exceptions as neo
 
 from hmem.errors import (
-    BookmarkWaitError,
     ErasureInProgressError,
     HmemError,
     NotFoundError,
     UserErasedError,
-    ValidationError,
 )
 from hmem.graph import catalog
 from hmem.graph._driver import FULLTEXT_LAG, read_autocommit, run_statement, translate_errors
@@ -306,37 +304,6 @@ class StoreBase:
         see ``Memory.catch_up``), and the next search for Lucene to hold them."""
         self._driver.execute_query_bookmark_manager.update_bookmarks([], bookmarks)
         FULLTEXT_LAG.wrote()
-
-    def wait_for_bookmarks(self, bookmarks: list[str]) -> None:
-        """Block until the database this driver reads holds ``bookmarks`` (commits made
-        through another process: another API replica, ``hmem worker``); from then on
-        every read here waits for them too (``catch_up``). Opening a transaction with
-        them is the wait: Neo4j begins it once it has applied them. A bookmark it does
-        not know is bad input, not an outage."""
-        with (
-            translate_errors(self._driver),
-            self._driver.session(
-                database=self._database,
-                bookmarks=Bookmarks.from_raw_values(bookmarks),
-                default_access_mode=READ_ACCESS,
-            ) as session,
-        ):
-            try:
-                session.begin_transaction().commit()
-            except neo.ClientError as exc:
-                code = exc.code or ""
-                if "TimedOut" in code:  # Neo4j's own bound (bookmark_ready_timeout)
-                    raise BookmarkWaitError("the database did not reach the bookmark") from None
-                if "Bookmark" not in code:
-                    raise
-                raise ValidationError(f"not a bookmark of this database ({code})") from None
-            except neo.DatabaseError as exc:
-                # only the caller's bookmarks are new in this BEGIN: a parser that
-                # crashes on them (5.26 on some short ones) is bad input too
-                if exc.code != "Neo.DatabaseError.General.UnknownError":
-                    raise
-                raise ValidationError("not a bookmark of this database") from None
-        self.catch_up(bookmarks)
 
     def _settle_fulltext(self) -> None:
         """Wait until the fulltext index holds this process's writes: an erasure is
