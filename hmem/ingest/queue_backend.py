@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from hmem.config import Config
 from hmem.errors import ConfigError
@@ -83,6 +84,16 @@ def open_queue(config: Config, secret: bytes) -> QueueBackend:
         # Every replica must hash an idempotency key the same way, or a resend through
         # another replica would be accepted twice.
         raise ConfigError("a shared queue (HMEM_QUEUE_URL) needs HMEM_SERVER_SECRET on every host")
+    parts = urlsplit(config.queue_url)
+    if not parts.password and not config.queue_private:
+        # Anyone who reaches an open Redis reads the queued sessions' ids and pushes
+        # jobs; a job is signed (the worker refuses others), but the server must not be
+        # open in the first place.
+        raise ConfigError(
+            "the shared queue's Redis needs a password (HMEM_QUEUE_URL="
+            "redis://:<password>@host:6379/0, and requirepass on the server); set "
+            "HMEM_QUEUE_PRIVATE=true only for a socket no one else can reach"
+        )
     from hmem.ingest.queue_redis import RedisQueue
 
     return RedisQueue(

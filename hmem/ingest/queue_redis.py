@@ -13,19 +13,20 @@ and hosts, and timed by the server's clock (leases do not depend on hosts' clock
   takeover of a dead worker's job);
 - ``jobs:<user>``: all the user's jobs (erasure); ``counts``: jobs by status.
 
-Why not a stream with a consumer group: a user's sessions must run one at a time in
-``observed_at`` order (a later fact closes an earlier one), which a group's
-per-message delivery does not give; ``docs/scaling.md`` says more.
+Not a stream with a consumer group: a user's sessions run one at a time in ``observed_at``
+order (a later fact closes an earlier one); ``docs/scaling.md`` says more.
 
 Text leaves the server's memory in the script that marks a job done or erases it; it
 leaves the disk (the append-only file) at the next rewrite, which erasure forces and
-waits for, and which an idle ``claim`` requests after jobs were done.
+waits for, and which an idle ``claim`` requests after jobs were done. Text and session
+ids are sealed, jobs signed (``hmem/ingest/job_seal.py``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 import uuid
 from collections.abc import Iterator
@@ -37,9 +38,12 @@ import redis
 
 from hmem.errors import NotFoundError, QueueUnavailableError
 from hmem.ingest.job import Job, now_iso
+from hmem.ingest.job_seal import SEALED, TEXT, JobSeal
 from hmem.secret import keyed_ref
 
 __all__ = ["RedisQueue"]
+
+log = logging.getLogger("hmem.ingest")
 
 _SCRIPT = """
 local op, P = ARGV[1], ARGV[2]
@@ -158,8 +162,6 @@ end
 return redis.error_reply('unknown op ' .. op)
 """
 
-# A job's text, dropped when it is done and on erasure.
-_TEXT = ("source_text", "episode_text", "extraction", "raw_output")
 _ERASED = "ErasedError: a fact this session held was erased; its text is gone"
 
 
@@ -182,6 +184,7 @@ class RedisQueue:
         self.prefix = prefix
         self.forget_wait_s = forget_wait_s
         self._secret = secret
+        self._sealer = JobSeal(secret)
         self._redis = redis.Redis.from_url(
             url, decode_responses=True, socket_timeout=10, health_check_interval=30
         )
@@ -240,8 +243,8 @@ class RedisQueue:
             "idempotency_key": key,
             "observed_at": observed.isoformat(),
             "score": repr(observed.timestamp()),
-            "source_text": source_text,
-            "episode_text": episode_text,
+            "source_text": self._sealer.seal(job_id, "source_text", source_text),
+            "episode_text": self._sealer.seal(job_id, "episode_text", episode_text),
             "refused": json.dumps(refused),
             "ignored": ignored,
             "attempts": 0,
@@ -251,26 +254,41 @@ class RedisQueue:
             "updated_at": now,
         }
         if session_id is not None:
-            fields["session_id"] = session_id
+            fields["session_id"] = self._sealer.seal(job_id, "session_id", session_id)
             fields["session_ref"] = self._ref("session", session_id)
         if key_id is not None:
             fields["key_id"] = key_id
+        fields["sig"] = self._sealer.signature(fields)
         pairs = [v for item in fields.items() for v in item]
         found, created = self._run("submit", user_id, key, job_id, fields["score"], *pairs)
         return self.get(str(found)), bool(int(created))
 
     # -- consuming --------------------------------------------------------------------
     def claim(self) -> Job | None:
-        """Take the next runnable job (the earliest of a user with nothing running)."""
-        found = self._run("claim", repr(self.lease_s), now_iso())
-        if not found:
-            if self._dropped:
-                self._dropped = not self._rewrite(wait=False)
-            return None
-        try:
-            return self.get(str(found))
-        except NotFoundError:  # erased between the claim and this read
-            return None
+        """Take the next runnable job (the earliest of a user with nothing running). A
+        job that is not signed with the server secret, or an API user's job without
+        its key, is failed without running (its text dropped), and the next one taken."""
+        for _ in range(100):
+            found = self._run("claim", repr(self.lease_s), now_iso())
+            if not found:
+                if self._dropped:
+                    self._dropped = not self._rewrite(wait=False)
+                return None
+            row = self._row(str(found))
+            if not row:  # erased between the claim and this read
+                return None
+            refusal = self._sealer.refusal(row)
+            if refusal is None:
+                return self._job(row)
+            log.warning(
+                "job %s refused: %s",
+                found,
+                refusal,
+                extra={"job_id": str(found), "error": "RefusedJob"},
+            )
+            self._update(str(found), status="failed", drop=True, error=refusal)
+            self._dropped = True
+        return None
 
     def _update(
         self,
@@ -297,7 +315,9 @@ class RedisQueue:
         return bool(done)
 
     def save_extraction(self, job_id: str, extraction: dict[str, Any]) -> None:
-        self._update(job_id, extraction=json.dumps(extraction))
+        self._update(
+            job_id, extraction=self._sealer.seal(job_id, "extraction", json.dumps(extraction))
+        )
 
     def complete(self, job_id: str, result: dict[str, Any]) -> None:
         """Done: the result (ids and counts) stays, the session's text goes."""
@@ -305,7 +325,9 @@ class RedisQueue:
         self._dropped = True
 
     def fail(self, job_id: str, error: str, *, raw_output: str | None = None) -> None:
-        extra: dict[str, Any] = {} if raw_output is None else {"raw_output": raw_output}
+        extra: dict[str, Any] = {}
+        if raw_output is not None:
+            extra["raw_output"] = self._sealer.seal(job_id, "raw_output", raw_output)
         self._update(job_id, status="failed", error=error, **extra)
 
     def release(self, job_id: str, error: str, *, backoff_s: float, counted: bool = True) -> str:
@@ -351,7 +373,14 @@ class RedisQueue:
         row = self._row(job_id)
         if not row or (user_id is not None and row["user_id"] != user_id):
             raise NotFoundError(f"no job {job_id!r} for this user")
-        return _job(row)
+        return self._job(row)
+
+    def _job(self, row: dict[str, str]) -> Job:
+        """The job of a stored row, its sealed fields opened."""
+        opened = {
+            name: self._sealer.open(row["id"], name, row[name]) for name in SEALED if name in row
+        }
+        return _job({**row, **opened})
 
     def counts(self) -> dict[str, int]:
         with self._up():
@@ -379,7 +408,7 @@ class RedisQueue:
         }
         purged = 0
         for job_id, row in rows.items():
-            held = " ".join(row.get(c, "") for c in _TEXT).casefold()
+            held = " ".join(self._sealer.open(job_id, c, row.get(c, "")) for c in TEXT).casefold()
             if not held.strip() and not row.get("session_id"):
                 continue
             if job_id in mine:

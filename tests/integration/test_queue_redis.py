@@ -105,7 +105,8 @@ def test_is_idempotent_across_replicas_and_erasable(
     with pytest.raises(NotFoundError):
         a_replica.get(a, user_id="u2")
     assert b"k-1" not in _on_disk(redis_url)  # only the keyed hash is stored
-    assert word.encode() in _on_disk(redis_url)
+    assert word.encode() not in _on_disk(redis_url)  # the text is sealed at rest
+    assert a_replica.get(a).source_text == word  # and opens with the secret
     assert b_replica.purge_user("u1") == 1 and a_replica.counts() == {}
     assert word.encode() not in _on_disk(redis_url)  # gone from the disk too
     assert a_replica.claim() is None
@@ -173,3 +174,105 @@ def test_an_unreachable_server_is_a_retryable_error() -> None:
     queue = RedisQueue("redis://127.0.0.1:9/0", secret=SECRET)
     with pytest.raises(QueueUnavailableError):
         _submit(queue, "u1", 1)
+
+
+def _raw(redis_url: str, queue: RedisQueue, job_id: str) -> dict[bytes, bytes]:
+    client = redis.Redis.from_url(redis_url)
+    return client.hgetall(queue.prefix + "job:" + job_id)  # type: ignore[return-value]
+
+
+def test_the_server_needs_its_password(redis_url: str) -> None:
+    """N4: the Redis scripts/redis starts refuses a client without its password, and
+    hmem refuses to open a shared queue whose URL has none."""
+    from urllib.parse import urlsplit
+
+    from hmem.config import Config
+    from hmem.errors import ConfigError
+    from hmem.ingest.queue_backend import open_queue
+
+    parts = urlsplit(redis_url)
+    assert parts.password, "scripts/redis gives its URL with the password"
+    bare = f"redis://{parts.hostname}:{parts.port}/0"
+    with pytest.raises(redis.AuthenticationError):
+        redis.Redis.from_url(bare).ping()
+    with pytest.raises(redis.AuthenticationError):
+        redis.Redis.from_url(f"redis://:wrong@{parts.hostname}:{parts.port}/0").ping()
+    with pytest.raises(ConfigError, match="password"):
+        open_queue(Config(queue_url=bare, server_secret="s" * 32), SECRET)
+    private = open_queue(Config(queue_url=bare, server_secret="s" * 32, queue_private=True), SECRET)
+    private.close()  # told it is a private socket: opened (this one would not authenticate)
+    shared = open_queue(Config(queue_url=redis_url, server_secret="s" * 32), SECRET)
+    assert isinstance(shared, RedisQueue) and isinstance(shared.counts(), dict)
+    shared.close()
+
+
+def test_queued_text_session_and_key_are_sealed_at_rest(
+    make_queue: type[RedisQueue], redis_url: str
+) -> None:
+    """N5: what a reader of the server sees of a queued job: no text, no session id."""
+    queue = make_queue()
+    word = f"Okapi{uuid.uuid4().hex[:6]}"
+    session = f"session-{uuid.uuid4().hex[:6]}"
+    job_id = _submit(queue, "acme:u1", 1, f"I saw an {word}", session_id=session, key_id="k1")
+    raw = b" ".join(k + b"=" + v for k, v in _raw(redis_url, queue, job_id).items())
+    assert word.encode() not in raw and session.encode() not in raw
+    assert word.encode() not in _on_disk(redis_url) and session.encode() not in _on_disk(redis_url)
+    job = queue.claim()
+    assert job is not None and job.source_text == f"I saw an {word}" and job.session_id == session
+    queue.save_extraction(job_id, {"facts": [word]})
+    assert word.encode() not in b" ".join(_raw(redis_url, queue, job_id).values())
+    assert queue.get(job_id).extraction == {"facts": [word]}
+    # done: the sealed text leaves the server at once, and its disk at the next idle
+    # claim's rewrite (measured here: the seconds until the file no longer holds it)
+    sealed = _raw(redis_url, queue, job_id)[b"source_text"]
+    assert sealed in _on_disk(redis_url)
+    queue.complete(job_id, {"added": ["f1"]})
+    assert _raw(redis_url, queue, job_id)[b"source_text"] == b""
+    started = time.monotonic()
+    while sealed in _on_disk(redis_url):
+        assert queue.claim() is None
+        assert time.monotonic() - started < 30, "the append-only file kept the text"
+        time.sleep(0.05)
+    print(f"done job's sealed text left the disk after {time.monotonic() - started:.2f} s")
+
+
+def test_the_worker_refuses_unsigned_altered_and_keyless_jobs(
+    make_queue: type[RedisQueue], redis_url: str
+) -> None:
+    """N4: a job pushed straight into the server (no secret), one whose user was
+    changed, and an API user's job without its key are failed, never run."""
+    queue = make_queue()
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    # pushed by someone with the password but not the secret: the submit script by hand
+    forged_id = f"{time.time_ns():016x}{uuid.uuid4().hex[:16]}"
+    fields = {
+        "id": forged_id,
+        "user_id": "acme:victim",
+        "idempotency_key": "h1:x",
+        "observed_at": "2026-01-01T00:00:00+00:00",
+        "score": "1767225600.0",
+        "source_text": "Victim moved to Mars.",
+        "episode_text": "user: Victim moved to Mars.",
+        "refused": "[]",
+        "ignored": "0",
+        "attempts": "0",
+        "not_before": "0",
+        "lease_until": "0",
+        "created_at": "2026-01-01T00:00:00+00:00",
+        "updated_at": "2026-01-01T00:00:00+00:00",
+    }
+    pairs = [v for item in fields.items() for v in item]
+    queue._run("submit", "acme:victim", "h1:x", forged_id, fields["score"], *pairs)
+    # altered: an honest job's text replaced by hand
+    moved = _submit(queue, "acme:mine", 2, "Mine likes tea.", key_id="k1")
+    client.hset(queue.prefix + "job:" + moved, "source_text", "Mine moved to Mars.")
+    # keyless: an API user's job without the key that accepted it
+    keyless = _submit(queue, "acme:victim", 3, "Victim likes tea.")
+    honest = _submit(queue, "acme:other", 4, "Other likes tea.", key_id="k2")
+    claimed = _wait_claim(queue)
+    assert getattr(claimed, "id", None) == honest  # the only one that runs
+    assert queue.claim() is None
+    for job_id, why in ((forged_id, "signed"), (moved, "signed"), (keyless, "API key")):
+        refused = queue.get(job_id)
+        assert refused.status == "failed" and why in (refused.error or ""), refused.error
+        assert refused.source_text == ""  # its text dropped with it
