@@ -78,3 +78,13 @@ def adds_content(new: str, old: str) -> bool:
     Guards the cosine dedup, which scores "works at Acme" and "used to work at Acme"
     0.98 apart with MiniLM: skipping such a fact would lose it."""
     return not content_words(new) <= content_words(old)
+
+
+def lexical_user_key(user_id: str) -> str:
+    """The user's key in the fulltext index (``Fact.user_key``): one token the English
+    analyzer keeps whole (39 digits: no letters to stem, no punctuation to split on), the
+    same for every process. A search requires it exactly, so Lucene finds this user's
+    facts only: an id's words (``acme:7abc``) never match another id that contains them
+    (``evil:q-acme-7abc``), and every cut-off counts this user's facts alone."""
+    digest = hashlib.sha256(b"hmem-user-key\x00" + user_id.encode()).digest()
+    return str(int.from_bytes(digest[:16], "big")).zfill(39)

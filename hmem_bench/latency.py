@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 from neo4j import Driver, GraphDatabase
 
+from hmem._text import lexical_user_key
 from hmem.config import Config
 from hmem.graph import catalog
 from hmem.graph._records import packed
@@ -171,7 +172,14 @@ def _facts_for(world: World, user: int, start: int, stop: int, indexed: bool) ->
         )
         if n % 10 == 9 and n - 1 >= start:
             links.append({"new_id": f"{uid}-{n}", "old_id": f"{uid}-{n - 1}"})
-    return {"user_id": uid, "indexed": indexed, "facts": facts, "links": links, "now": NOW}
+    return {
+        "user_id": uid,
+        "user_key": lexical_user_key(uid),
+        "indexed": indexed,
+        "facts": facts,
+        "links": links,
+        "now": NOW,
+    }
 
 
 def _loaded(driver: Driver, database: str, user_id: str) -> int:

@@ -18,7 +18,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from hmem._text import fact_hash, lexical_length
+from hmem._text import fact_hash, lexical_length, lexical_user_key
 from hmem.errors import DimensionMismatchError, TemporalOrderError
 from hmem.graph._base import ERASED_REF, StoreBase, new_id
 from hmem.graph._records import check_user_id, native, packed
@@ -217,6 +217,7 @@ class ImportData(StoreBase):
                 tx,
                 "import_fact_create",
                 user_id=user_id,
+                user_key=lexical_user_key(user_id),
                 indexed=state["vector_index"] is not None,
                 facts=[
                     {

@@ -7,6 +7,7 @@ from typing import Any
 from neo4j import Driver
 from neo4j.exceptions import DatabaseError
 
+from hmem._text import lexical_user_key
 from hmem.errors import SchemaError
 from hmem.graph import catalog
 
@@ -26,6 +27,7 @@ VECTOR_LABEL = "IndexedFact"  # the facts the vector index covers (schema_fact_v
 FULLTEXT_INDEX = "fact_text_user"
 # schema_fact_fulltext.cypher's configuration: an index made otherwise is made again
 FULLTEXT_CONFIG = {"fulltext.analyzer": "english", "fulltext.eventually_consistent": True}
+FULLTEXT_PROPERTIES = ["text", "user_key"]
 
 SCHEMA_STATEMENTS = (
     "schema_user_unique",
@@ -121,8 +123,29 @@ def _fulltext_outdated(driver: Driver, database: str) -> bool:
     row = show_index(driver, database, FULLTEXT_INDEX)
     if row is None or row.get("options") is None:
         return False
+    if row.get("properties") not in (None, FULLTEXT_PROPERTIES):
+        return True  # an older hmem's index over the user_id phrase (its words matched)
     config = row["options"].get("indexConfig") or {}
     return any(config.get(key) != value for key, value in FULLTEXT_CONFIG.items())
+
+
+def _key_old_facts(driver: Driver, database: str) -> int:
+    """Give facts written before ``Fact.user_key`` their key; returns how many."""
+    keyed = 0
+    while True:
+        users = _run(driver, database, "schema_fact_user_key_pending", limit=500)
+        if not users:
+            return keyed
+        for row in users:
+            uid = row["user_id"]
+            [done] = _run(
+                driver,
+                database,
+                "schema_fact_user_key_set",
+                user_id=uid,
+                user_key=lexical_user_key(str(uid)),
+            )
+            keyed += int(done["keyed"])
 
 
 def apply_schema(driver: Driver, database: str, dim: int) -> bool:
@@ -142,6 +165,7 @@ def apply_schema(driver: Driver, database: str, dim: int) -> bool:
             exists = False
     if _fulltext_outdated(driver, database):
         _run(driver, database, "schema_fact_fulltext_drop")
+    _key_old_facts(driver, database)
     for name in SCHEMA_STATEMENTS:
         _run(driver, database, name)
     if not exists:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
 
+from hmem._text import lexical_user_key
 from hmem.graph._records import native, to_fact
 from hmem.models import Fact, HistoryStep, SupersessionLink
 
@@ -141,16 +142,13 @@ def server_ms(summary: Any) -> float:
 
 
 def lucene_prefix(user_id: str) -> str:
-    """The start of the fulltext query of one user's facts: the user's id as a phrase in
-    the ``user_id`` field of ``fact_text_user``, boosted 0, AND one question term over
-    ``text`` (the statement appends it in parentheses). Lucene only finds the facts; the
-    statement scores them with the user's own statistics. An id with no letter or digit
-    has no words in the index: then the text alone is asked and the statement's exact
-    user_id check does the filtering."""
-    if not any(ch.isalnum() for ch in user_id):  # no word for Lucene to match on
-        return "text:"
-    quoted = user_id.replace("\\", "\\\\").replace('"', '\\"')
-    return f'user_id:"{quoted}"^0 AND text:'
+    """The start of the fulltext query of one user's facts: the user's exact key
+    (``lexical_user_key``, one untokenised term) in the ``user_key`` field of
+    ``fact_text_user``, boosted 0, AND one question term over ``text`` (the statement
+    appends it in parentheses). Lucene only finds the facts, this user's alone (so a
+    fetch's limit counts them only); the statement scores them with the user's own
+    statistics and checks user_id again."""
+    return f"user_key:{lexical_user_key(user_id)}^0 AND text:"
 
 
 _TIMES = ("valid_from", "valid_to", "known_from", "known_to", "ingested_at", "last_used_at")

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 from neo4j import ManagedTransaction
 
-from hmem._text import fact_hash, lexical_length
+from hmem._text import fact_hash, lexical_length, lexical_user_key
 from hmem.errors import (
     ConflictError,
     NotFoundError,
@@ -341,6 +341,7 @@ class GraphStore(UserData, ImportData, FactReads):
             "write_apply",
             native=bytes_only,
             user_id=user_id,
+            user_key=lexical_user_key(user_id),
             user_ref=self._user_ref(user_id),
             accepted=accepted,
             count_cap=self.vector_index_min_facts + 1,

@@ -7,8 +7,10 @@
 // inside the index, so the caller falls back to 'exact' when it returns fewer than
 // $k_dense. 'search' (Neo4j 2026.02+) filters by user inside the index. 'none' skips.
 // lexical: BM25 with THIS user's statistics. The fulltext index fact_text_user (text and
-// user_id) only finds facts: one query per term ($lucene_prefix requires the user_id
-// phrase, then text:(term)), user_id = $user_id checked exactly; Lucene's scores are
+// user_key, the user's exact key: one untokenised term) only finds facts: one query per
+// term ($lucene_prefix requires the user_key term, then text:(term)), so Lucene returns
+// this user's facts alone and $fetch_term counts them only; user_id = $user_id is
+// checked again exactly; Lucene's scores are
 // never used, because its idf and length norms count every user's facts (and deleted
 // ones until a merge): another tenant's words moved a user's ranking, even after that
 // tenant was erased. The terms: $lucene_terms (the question's content words) and each

@@ -1,10 +1,10 @@
-// params: user_id, indexed, facts
+// params: user_id, user_key, indexed, facts
 // Facts brought from another memory with both windows as they were there: a closed
 // one arrives closed (known_to, close_reason). The caller skips ids already stored.
 // $indexed: the user's facts go into the vector index (as in write_apply.cypher).
 UNWIND $facts AS x
 CREATE (f:Fact {
-  user_id: $user_id, id: x.id, text: x.text, lex_len: x.lex_len, category: x.category,
+  user_id: $user_id, user_key: $user_key, id: x.id, text: x.text, lex_len: x.lex_len, category: x.category,
   importance: x.importance, hash: x.hash,
   valid_from: x.valid_from, valid_to: x.valid_to,
   known_from: x.known_from, known_to: x.known_to, close_reason: x.close_reason,

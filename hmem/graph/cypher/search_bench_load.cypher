@@ -1,4 +1,4 @@
-// params: user_id, indexed, facts, links, now
+// params: user_id, user_key, indexed, facts, links, now
 // Benchmark only (hmem_bench.latency): synthetic facts for one user with their unit
 // vectors (x.embedding, drawn by the caller, stored as float32, and x.packed, the same as
 // float32 little-endian bytes: both, so that --plain-cypher can scan the same store; the
@@ -13,7 +13,7 @@ SET u.vector_index = CASE WHEN $indexed THEN 'ready' ELSE u.vector_index END
 WITH u
 UNWIND $facts AS x
 CREATE (f:Fact {
-  user_id: $user_id, id: x.id, text: x.text, category: x.category,
+  user_id: $user_id, user_key: $user_key, id: x.id, text: x.text, category: x.category,
   importance: x.importance, hash: x.id,
   valid_from: datetime(x.valid_from), valid_to: null,
   known_from: datetime(x.valid_from), known_to: null,

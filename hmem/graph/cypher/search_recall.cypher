@@ -13,7 +13,7 @@
 // This score is the only one that chooses what is expanded: the caller takes the choice
 // as it is (hmem.recall.engine), and scores only the chosen.
 // lexical: BM25 over this user's facts with this user's statistics (the fragment):
-// Lucene only finds the facts (the user's id as a phrase in the user_id field of
+// Lucene only finds the facts (the user's exact key, one term, in the user_key field of
 // fact_text_user, then user_id = $user_id checked exactly); its scores, whose idf and
 // length norms count every user's facts, are never used.
 // $vector is a plain list of floats (hmem.graph.catalog gives list parameters a short

@@ -1,4 +1,4 @@
-// params: user_id, user_ref, accepted, count_cap, now, times, facts, links, closes, pairs, merges, episodes, audit
+// params: user_id, user_key, user_ref, accepted, count_cap, now, times, facts, links, closes, pairs, merges, episodes, audit
 // The last statement of a write transaction (store.GraphStore.write), and for a write
 // that names no stored fact (no supersedes, relates, conflicts or corroborations: most
 // writes) the only one: every change of one write in one round trip.
@@ -49,7 +49,7 @@ CALL (indexed, clashes) {
   WHERE NOT EXISTS { MATCH (o:Fact {user_id: $user_id, hash: x.hash}) USING INDEX o:Fact(user_id, hash)
                      WHERE o.known_to IS NULL }
   CREATE (f:Fact {
-    user_id: $user_id, id: x.id, text: x.text, lex_len: x.lex_len, category: x.category,
+    user_id: $user_id, user_key: $user_key, id: x.id, text: x.text, lex_len: x.lex_len, category: x.category,
     importance: x.importance, hash: x.hash,
     valid_from: $times[x.valid_from], valid_to: $times[x.valid_to],
     known_from: $times[x.known_from], known_to: null,
