@@ -149,6 +149,7 @@ class Memory(MemoryWrites, MemoryAdmin):
                 extractor_factory=self._make_extractor,
                 dedup_cosine=self.config.dedup_cosine,
                 neighbours_k=self.config.neighbours_k,
+                max_closures=self.config.infer_max_closures,
                 profile_chat=self._chat_client if self.config.profile_enabled else None,
             ),
             max_session_chars=self.config.max_session_chars,

@@ -152,6 +152,7 @@ class MemoryWrites:
         text that only repeats a stored fact corroborates it."""
         observed = require_aware(observed_at, "observed_at") or accepted_at
         inferred: list[InferredLink] = []
+        proposed: list[InferredLink] = []
 
         def prepare(drafts: list[FactDraft], span: Any) -> list[FactDraft] | WriteResult:
             [found] = drafts
@@ -183,6 +184,16 @@ class MemoryWrites:
                 update.update(plan.window(observed))
             named = {t.target_id for t in found.supersedes}
             fresh = [t for t in plan.supersedes if t.target_id not in named]
+            if len(fresh) > self.config.infer_max_closures:
+                # one write's words may not rewrite a user's present: past the bound,
+                # nothing is closed and every closure is a proposal to confirm
+                proposed.extend(
+                    InferredLink(
+                        old_id=t.target_id, reason=t.reason, cue=t.cue or "", score=t.score
+                    )
+                    for t in fresh
+                )
+                fresh = []
             update["supersedes"] = [*found.supersedes, *fresh]
             inferred.extend(
                 InferredLink(old_id=t.target_id, reason=t.reason, cue=t.cue or "", score=t.score)
@@ -195,7 +206,10 @@ class MemoryWrites:
         )
         closed = set(result.superseded)
         return result.model_copy(
-            update={"inferred": [link for link in inferred if link.old_id in closed]}
+            update={
+                "inferred": [link for link in inferred if link.old_id in closed],
+                "proposed": proposed,
+            }
         )
 
     def _check_length(self, text: str, what: str) -> None:

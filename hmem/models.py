@@ -419,6 +419,11 @@ class WriteResult(_Model):
     inferred: list[InferredLink] = Field(
         default_factory=list, description="the closures read from the words (infer)"
     )
+    proposed: list[InferredLink] = Field(
+        default_factory=list,
+        description="closures read from the words but NOT made: more than "
+        "infer_max_closures at once; confirm one with close() or supersedes=",
+    )
     bookmarks: list[str] = Field(
         default_factory=list,
         description="Neo4j's bookmarks of the write: a Memory in another process reads "
@@ -437,6 +442,7 @@ class WriteResult(_Model):
             skipped=sum(r.skipped for r in results),
             refused=[k for r in results for k in r.refused],
             inferred=[i for r in results for i in r.inferred],
+            proposed=[i for r in results for i in r.proposed],
             bookmarks=results[-1].bookmarks if results else [],
         )
 

@@ -101,6 +101,32 @@ def session_episode_id(session_id: str) -> str:
     return "session-" + hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:32]
 
 
+# What one write may change (issue 45, N8): each stored fact has at most one successor
+# per write, and one write names at most this many stored facts (supersedes, relates,
+# conflicts over all its drafts): 300 drafts each superseding the same 64 facts made
+# 19,200 SUPERSEDES edges, and every later search and export paid for them.
+MAX_WRITE_LINKS = 1_000
+
+
+def _check_bounds(drafts: Sequence[FactDraft]) -> None:
+    succeeded: set[str] = set()
+    links = 0
+    for draft in drafts:
+        for target in draft.supersedes:
+            if target.target_id in succeeded:
+                raise ConflictError(
+                    f"fact {target.target_id!r} is superseded by two facts of one write; "
+                    "name one successor (the others may relate to it)"
+                )
+            succeeded.add(target.target_id)
+        links += len(draft.supersedes) + len(draft.relates) + len(draft.conflicts)
+    if links > MAX_WRITE_LINKS:
+        raise ValidationError(
+            f"one write names {links} stored facts (supersedes, relates, conflicts); "
+            f"the limit is {MAX_WRITE_LINKS}: split it"
+        )
+
+
 class GraphStore(UserData, ImportData, FactReads):
     """hmem's facts, entities, episodes and their edges in one Neo4j database: writes
     (with supersession) and closes by hand; (from ``FactReads``) reads of single facts,
@@ -143,6 +169,7 @@ class GraphStore(UserData, ImportData, FactReads):
         written: ``NotFoundError`` (unknown, or another user's) or ``ConflictError``.
         """
         user_id = check_user_id(user_id)
+        _check_bounds(drafts)
         observed = self._now(observed_at, "observed_at")
         if episode is not None:
             require_aware(episode.observed_at, "episode.observed_at")

@@ -88,6 +88,9 @@ class Pipeline:
     extractor_factory: Callable[[], Extractor]
     dedup_cosine: float = 0.95
     neighbours_k: int = 10
+    # one extracted fact closes at most this many (Config.infer_max_closures); past it
+    # its closures become conflicts (both kept open, marked for the reader to settle)
+    max_closures: int = 3
     profile_chat: Callable[[], ProfileChat] | None = None  # set: rewrite the profile
     _extractor: Extractor | None = None
 
@@ -212,6 +215,7 @@ class Pipeline:
         by_hash = {fact_hash(n.text): n.id for n in neighbours}
         drafts: list[FactDraft] = []
         merges: list[str] = []
+        closing: set[str] = set()  # one successor per target in one session
         for index, fact in enumerate(extraction.facts):
             kind = _refused(fact)
             if kind is not None:  # an extraction kept before it was screened (a retry)
@@ -250,6 +254,12 @@ class Pipeline:
                     merges.append(duplicate_of)
                 result.skipped += 1
                 continue
+            taken = [s for s in supersedes if s.target_id in closing]
+            if len(supersedes) - len(taken) > self.max_closures:
+                taken = supersedes  # one fact's words may not rewrite the user's present
+            supersedes = [s for s in supersedes if s not in taken]
+            conflicts += [s.target_id for s in taken if s.target_id not in conflicts]
+            closing.update(s.target_id for s in supersedes)
             drafts.append(
                 FactDraft(
                     id=_fact_id(job.id, index),
