@@ -228,6 +228,13 @@ class Config(BaseSettings):
         description="While Neo4j is down, a key verified less than this long ago is still "
         "trusted (so background sessions keep being queued)",
     )
+    api_request_timeout_s: float = Field(
+        25.0,
+        gt=0,
+        description="Every /v1 request is answered within this (then 503 timeout, with "
+        "Retry-After), before a client's usual 30 s gives up; a write answered so may "
+        "still land: retry it with the same Idempotency-Key",
+    )
     api_search_concurrency: int = Field(
         4,
         ge=1,

@@ -98,6 +98,7 @@ class ApiSettings(_Section):
     key_cache_s: float
     key_outage_s: float
     search_concurrency: int
+    request_timeout_s: float
     log_json: bool
     metrics_token: SecretStr | None
     worker: bool

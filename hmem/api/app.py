@@ -54,10 +54,45 @@ ISO-8601 with a timezone. Metrics for Prometheus at `/metrics`.
 class ServiceMiddleware:
     """Request id, body-size limit, request metrics and one log line per request."""
 
-    def __init__(self, app: ASGIApp, *, metrics: Metrics, max_body: int) -> None:
+    def __init__(
+        self, app: ASGIApp, *, metrics: Metrics, max_body: int, deadline_s: float = 25.0
+    ) -> None:
         self.app = app
         self.metrics = metrics
         self.max_body = max_body
+        self.deadline_s = deadline_s
+
+    async def _bounded(self, scope: Scope, receive: Receive, send: Send, rid: str) -> None:
+        """A ``/v1`` request answered within ``deadline_s``: past it a 503 (the handler's
+        thread finishes on its own; a write it makes is safe to retry with the same
+        Idempotency-Key), never a client timing out on a silent server."""
+        started: list[bool] = []
+        answered: list[bool] = []
+
+        async def send_marked(message: Message) -> None:
+            if answered:
+                return  # the deadline answered already: the late handler's answer is dropped
+            if message["type"] == "http.response.start":
+                started.append(True)
+            await send(message)
+
+        # Not wait_for: a sync handler's thread cannot be cancelled, and wait_for would
+        # wait for it. The request is answered at the deadline; the handler finishes on
+        # its own (its exception, if any, is logged by _orphan_done).
+        task = asyncio.ensure_future(self.app(scope, receive, send_marked))
+        done, _ = await asyncio.wait({task}, timeout=self.deadline_s)
+        if task in done or started:
+            await task
+            return
+        answered.append(True)
+        task.add_done_callback(_orphan_done)
+        problem, headers = problems.problem_for(
+            problems.RequestTimeout(
+                f"the request did not finish within {self.deadline_s:g} s; a write may "
+                "still land: retry with the same Idempotency-Key"
+            )
+        )
+        await problems.problem_response(problem, rid, headers)(scope, receive, send)
 
     async def _read_bounded(self, receive: Receive) -> bytes | None:
         parts: list[bytes] = []
@@ -120,6 +155,8 @@ class ServiceMiddleware:
                     await self._too_large(scope, receive, send_wrapped, request_id)
                 else:
                     await self.app(scope, _replay(body, receive), send_wrapped)
+            elif str(scope.get("path", "")).startswith("/v1/"):
+                await self._bounded(scope, receive, send_wrapped, request_id)
             else:
                 await self.app(scope, receive, send_wrapped)
         except Exception as exc:  # every error ends here, never in uvicorn
@@ -152,6 +189,12 @@ class ServiceMiddleware:
                     "key_id": state.get("key_id"),
                 },
             )
+
+
+def _orphan_done(task: asyncio.Future[None]) -> None:
+    """A handler answered by the deadline ended: its error, if any, is logged as one."""
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        problems.log_unhandled(exc)
 
 
 def _plain_pairs(node: Any) -> Any:
@@ -284,7 +327,12 @@ def create_app(config: Config | None = None, *, driver: Driver | None = None) ->
         )
     )
     problems.install(app)
-    app.add_middleware(ServiceMiddleware, metrics=metrics, max_body=config.api_max_body_bytes)
+    app.add_middleware(
+        ServiceMiddleware,
+        metrics=metrics,
+        max_body=config.api_max_body_bytes,
+        deadline_s=config.api_request_timeout_s,
+    )
     # an instrumentation wraps the whole app: this runs inside its server span
     app.add_middleware(RouteTemplateSpans, user_ids=config.otel_user_id)
     # reads wait for the write a sent Hmem-Bookmark names; answers carry one (bookmarks.py)

@@ -52,6 +52,10 @@ class PayloadTooLarge(Exception):
     """The request body is over ``api_max_body_bytes``."""
 
 
+class RequestTimeout(errors.RetryableError):
+    """A ``/v1`` request did not finish within ``api_request_timeout_s``."""
+
+
 class Problem(BaseModel):
     """An RFC 9457 problem document."""
 
@@ -93,6 +97,7 @@ PROBLEMS: tuple[tuple[type[Exception], ProblemSpec], ...] = (
         errors.BookmarkWaitError,
         ProblemSpec("bookmark-wait", "The database has not caught up with your write", 503),
     ),
+    (RequestTimeout, ProblemSpec("timeout", "The request did not finish in time", 503)),
     (errors.RetryableError, ProblemSpec("unavailable", "Temporarily unavailable", 503)),
     # Not a fault and not transient: this server has no model for that (the detail names
     # the variables to set), so 501 rather than 503 with its Retry-After.
@@ -137,6 +142,11 @@ def _detail(exc: BaseException) -> str | None:
 _UNAVAILABLE = (
     (errors.StoreUnavailableError, "the database is unavailable; retry later"),
     (errors.BookmarkWaitError, "the write named by Hmem-Bookmark is not readable yet; retry"),
+    (
+        RequestTimeout,
+        "the request did not finish in time; a write may still land: retry it with the "
+        "same Idempotency-Key",
+    ),
     (errors.ModelUnavailableError, "a model service is unavailable; retry later"),
     (errors.RetryableError, "temporarily unavailable; retry later"),
 )

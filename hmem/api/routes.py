@@ -18,6 +18,7 @@ from pydantic_core import to_json
 
 from hmem.api.auth import USER_ID_PATTERN, Principal, principal, queueing_principal
 from hmem.api.bookmarks import seal_for
+from hmem.api.idempotent import replayed, write_ids
 from hmem.api.metrics import Metrics
 from hmem.api.problems import NO_MODEL_RESPONSE, PROBLEM_RESPONSES
 from hmem.api.schemas import (
@@ -119,8 +120,13 @@ def whoami(who: Caller) -> dict[str, Any]:
     tags=["write"],
     summary="Remember one fact directly (no model); may supersede older facts",
 )
-def remember(user_id: UserId, body: RememberIn, who: Caller, request: Request) -> WriteResult:
+def remember(
+    user_id: UserId, body: RememberIn, who: Caller, request: Request, response: Response
+) -> WriteResult:
     uid = who.scope(user_id)
+    ids = write_ids(request, uid, [body.id])
+    if ids and (again := replayed(_memory(request), uid, ids, [body.text], response)):
+        return again
     result = _write(
         request,
         "remember",
@@ -138,7 +144,7 @@ def remember(user_id: UserId, body: RememberIn, who: Caller, request: Request) -
             relates=body.relates,
             embedding=body.embedding,
             source=body.source,
-            fact_id=body.id,
+            fact_id=ids[0] if ids else body.id,
             speaker=body.speaker,
             infer=body.infer,
         ),
@@ -195,14 +201,21 @@ def _reasons(targets: Sequence[str | SupersedeTarget], reason: str) -> dict[str,
     summary="Remember many facts in one transaction (no model): remember_many",
 )
 def remember_many(
-    user_id: UserId, body: RememberManyIn, who: Caller, request: Request
+    user_id: UserId, body: RememberManyIn, who: Caller, request: Request, response: Response
 ) -> WriteResult:
     uid = who.scope(user_id)
+    drafts = body.facts
+    ids = write_ids(request, uid, [d.id for d in drafts])
+    if ids is not None:
+        texts = [d.text for d in drafts]
+        if again := replayed(_memory(request), uid, ids, texts, response):
+            return again
+        drafts = [d.model_copy(update={"id": i}) for d, i in zip(drafts, ids, strict=True)]
     result = _write(
         request,
         "remember_many",
         lambda: _memory(request).remember_many(
-            body.facts, user_id=uid, observed_at=body.observed_at, session_id=body.session_id
+            drafts, user_id=uid, observed_at=body.observed_at, session_id=body.session_id
         ),
     )
     reasons = {t.target_id: str(t.reason) for f in body.facts for t in f.supersedes}
