@@ -12,9 +12,11 @@ from typing import Any
 import click
 
 from hmem.cli._common import load_config
-from hmem.errors import RetryableError
+from hmem.config import Config
+from hmem.errors import RetryableError, ValidationError
+from hmem.graph.apikeys import KeyStore, check_tenant, check_user_name
 from hmem.importers.graphiti import PASSWORD_ENV
-from hmem.memory import NO_EMBEDDER, Memory
+from hmem.memory import NO_EMBEDDER, Memory, make_driver
 
 __all__ = ["import_graphiti_cmd"]
 
@@ -59,9 +61,45 @@ def _run_once(memory: Memory, poll: bool, verbose: bool, **options: Any) -> None
     click.echo(json.dumps(summary.as_dict()))
 
 
+def _target(config: Config, user: str, tenant: str | None, *, named: bool) -> str:
+    """The stored user id to import into: ``user`` checked as the API checks a user
+    name, under ``tenant`` (``tenant:user``). A store with API keys serves tenants:
+    there ``--tenant`` is required, so no group id lands in a tenant by its spelling."""
+    try:
+        check_user_name(user)
+        if tenant is not None:
+            check_tenant(tenant)
+    except ValidationError as exc:
+        hint = "" if named else " (the group id is the default user: pass --user)"
+        raise click.BadParameter(f"{exc}{hint}") from None
+    if tenant is None:
+        driver = make_driver(config)
+        try:
+            tenants = {k.tenant for k in KeyStore(driver, database=config.neo4j_database).list()}
+        finally:
+            driver.close()
+        if tenants:
+            raise click.UsageError(
+                f"this store serves {len(tenants)} API tenant(s): pass --tenant, and the "
+                "user as the API names it (--user)"
+            )
+        return user
+    return f"{tenant}:{user}"  # as the API stores it (hmem.api.auth.stored_user_id)
+
+
 @click.command("graphiti")
 @click.option("--group-id", required=True, help="the Graphiti group to import")
-@click.option("--user", "user_id", help="the hmem user to import into (default: the group id)")
+@click.option(
+    "--user",
+    "user_id",
+    help="the user to import into, named as the API names users (letters, digits, . _ @ -; "
+    "default: the group id, when it is such a name)",
+)
+@click.option(
+    "--tenant",
+    help="the API tenant the user belongs to (stored as <tenant>:<user>); required when "
+    "the store has API keys, so a group never lands in a tenant by its name",
+)
 @click.option("--uri", help="Bolt URI of Graphiti's Neo4j (default: hmem's own, own credentials)")
 @click.option("--neo4j-user", help="its user (with --uri; default neo4j)")
 @click.option(
@@ -84,6 +122,7 @@ def _run_once(memory: Memory, poll: bool, verbose: bool, **options: Any) -> None
 def import_graphiti_cmd(
     group_id: str,
     user_id: str | None,
+    tenant: str | None,
     uri: str | None,
     neo4j_user: str | None,
     password_env: str,
@@ -101,9 +140,10 @@ def import_graphiti_cmd(
     times, with SUPERSEDES where the invalidating edge is known. A group whose
     watermark has not moved since the last run is not read again (--full compares it
     anyway). The summary (one JSON line per run) counts what changed in hmem."""
+    config = load_config()
     options: dict[str, Any] = {
         "group_id": group_id,
-        "user_id": user_id,
+        "user_id": _target(config, user_id or group_id, tenant, named=user_id is not None),
         "uri": uri,
         "user": neo4j_user,
         "password": os.environ.get(password_env) if uri is not None else None,
@@ -112,7 +152,7 @@ def import_graphiti_cmd(
         "batch": batch,
         "if_changed": not full,
     }
-    with Memory(load_config()) as memory:
+    with Memory(config) as memory:
         _run_once(memory, False, verbose, **options)
         polls = 0
         try:
