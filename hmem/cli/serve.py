@@ -281,7 +281,9 @@ def mcp(user_id: str, tenant: str | None, api_url: str | None) -> None:
             # its own user's data, so the first recall costs what a later one does
             memory.warm_up(users=[user_id])
         except HmemError as exc:  # Neo4j not up yet: the tools say so when called
-            log.warning("MCP warm-up skipped: %s", exc)
+            # the kind only: a message may name the user or a fact (stderr is the
+            # host's log, kept with the conversation's)
+            log.warning("MCP warm-up skipped: %s", type(exc).__name__)
         return memory
 
     # The backend (driver, embedding model, spaCy, the warm-up searches) is built in a

@@ -12,6 +12,7 @@ a human's call through the API or ``hmem erase``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,8 @@ if TYPE_CHECKING:  # the read path loads in the backend's thread, not before `in
     from hmem.surface import AsOfOptions, MemorySurface, RememberOptions
 
 __all__ = ["build_server", "format_fact", "format_hit", "parse_when"]
+
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 
 INSTRUCTIONS = """\
 Long-term memory about the user. Call `recall` before answering anything personal.
@@ -86,7 +89,9 @@ def build_server(
     # {"result": ...} and a host's client validates every answer against the schema,
     # its first validation importing jsonschema (about 45 ms of the first `recall`).
     def guard(exc: HmemError) -> ToolError:
-        return ToolError(f"{type(exc).__name__}: {exc}")
+        # as the HTTP API's problems: the kind and the sentence, never a quoted value
+        # (a fact id, a name) the error carried
+        return ToolError(f"{type(exc).__name__}: {_QUOTED.sub('[withheld]', str(exc))}")
 
     @server.tool(
         structured_output=False,
