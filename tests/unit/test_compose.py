@@ -27,7 +27,12 @@ def test_compose_file_is_valid_and_matches_the_local_server() -> None:
     cli = _compose()
     if cli is None:
         pytest.skip("no compose CLI (scripts/bootstrap installs Debian's docker-compose as root)")
-    env = dict(os.environ, NEO4J_PASSWORD="compose-check-pw", HMEM_SERVER_SECRET="s" * 32)
+    env = dict(
+        os.environ,
+        NEO4J_PASSWORD="compose-check-pw",
+        HMEM_SERVER_SECRET="s" * 32,
+        HMEM_REDIS_PASSWORD="r" * 32,
+    )
     done = subprocess.run(
         [*cli, "-f", str(ROOT / "docker-compose.yml"), "config"],
         capture_output=True,
@@ -42,7 +47,9 @@ def test_compose_file_is_valid_and_matches_the_local_server() -> None:
     assert "healthcheck" in rendered
     assert "service_healthy" in rendered
     # the shared queue, a second API replica and a worker (docs/scaling.md)
-    assert "redis://redis:6379/0" in rendered and "hmem-2" in rendered
+    # with its password (issue 45, N4): the queue's URL carries it, the server requires it
+    assert f"redis://:{'r' * 32}@redis:6379/0" in rendered and "hmem-2" in rendered
+    assert "requirepass" in rendered
     assert "worker" in rendered
     missing = subprocess.run(
         [*cli, "-f", str(ROOT / "docker-compose.yml"), "config"],
@@ -52,6 +59,14 @@ def test_compose_file_is_valid_and_matches_the_local_server() -> None:
         check=False,
     )
     assert missing.returncode != 0  # auth is never left to a default
+    no_queue_password = subprocess.run(
+        [*cli, "-f", str(ROOT / "docker-compose.yml"), "config"],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in env.items() if k != "HMEM_REDIS_PASSWORD"},
+        check=False,
+    )
+    assert no_queue_password.returncode != 0  # nor the queue's
 
 
 def test_compose_builds_the_plugin_and_passes_the_model_settings() -> None:
@@ -62,6 +77,7 @@ def test_compose_builds_the_plugin_and_passes_the_model_settings() -> None:
         os.environ,
         NEO4J_PASSWORD="compose-check-pw",
         HMEM_SERVER_SECRET="s" * 32,
+        HMEM_REDIS_PASSWORD="r" * 32,
         HMEM_LLM_BASE_URL="http://host.docker.internal:11434/v1",
         HMEM_LLM_MODEL="llama3.1",
         HMEM_EMBED_PROVIDER="openai",
