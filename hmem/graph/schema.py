@@ -17,6 +17,7 @@ __all__ = [
     "apply_schema",
     "check_vector_index",
     "filtered_search",
+    "migrate_belief_history",
     "server_version",
     "show_index",
 ]
@@ -125,6 +126,17 @@ def _fulltext_outdated(driver: Driver, database: str) -> bool:
     return any(config.get(key) != value for key, value in FULLTEXT_CONFIG.items())
 
 
+def migrate_belief_history(driver: Driver, database: str, batch: int = 10_000) -> int:
+    """Facts stored before the belief history (docs/time.md) get it from their state
+    fields, ``batch`` per transaction; returns how many. Idempotent: 0 once done."""
+    total = 0
+    while True:
+        [row] = _run(driver, database, "schema_fact_belief_history", batch=batch)
+        total += int(row["migrated"])
+        if row["migrated"] < batch:
+            return total
+
+
 def apply_schema(driver: Driver, database: str, dim: int) -> bool:
     """Create every constraint and index hmem needs; safe to run at every start. A
     fulltext index of an older hmem (another analyzer, or updated at commit) is made
@@ -144,6 +156,7 @@ def apply_schema(driver: Driver, database: str, dim: int) -> bool:
         _run(driver, database, "schema_fact_fulltext_drop")
     for name in SCHEMA_STATEMENTS:
         _run(driver, database, name)
+    migrate_belief_history(driver, database)
     if not exists:
         # 2026.02+: with user_id as a filter property (the Cypher 25 text)
         stmt = catalog.statement("schema_fact_vector")
