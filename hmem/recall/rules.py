@@ -78,14 +78,16 @@ def score_chosen(
             # (known, not withdrawn), and true at as_of_event, else not ended by the
             # belief time (the current rule at that moment: docs/time.md).
             belief = as_of or now
+            if as_of is not None:
+                fact = believed(fact, as_of)
             withdrawn = fact.withdrawn_at
-            believed = fact.known_from <= belief and (withdrawn is None or withdrawn > belief)
+            held = fact.known_from <= belief and (withdrawn is None or withdrawn > belief)
             if as_of_event is None:
-                return believed and (fact.valid_to is None or fact.valid_to > belief)
+                return held and (fact.valid_to is None or fact.valid_to > belief)
             true_then = fact.valid_from <= as_of_event and (
                 fact.valid_to is None or fact.valid_to > as_of_event
             )
-            return believed and true_then
+            return held and true_then
 
         forward_to_current(hits, by_id, signals, sources, weights, now, in_view)
         if as_of is not None:  # successors that inherited come unmasked: mask them

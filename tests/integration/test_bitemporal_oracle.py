@@ -10,9 +10,10 @@ times, or a second either side) and ``get(as_of=)`` of a random fact, and compar
 windows and closes with the model. Errors must match too (which operation hmem refuses).
 
 The same machine runs at the store level (``Memory``) and through the HTTP API
-(``hmem.Client`` against a live ``hmem serve``). The normal suite runs a few seeded
-histories of each; the slow tier (``-m slow``) runs ``HMEM_ORACLE_HISTORIES`` (default
-2,000) of each and prints the run time.
+(``hmem.Client`` against a live ``hmem serve``). A history's user is deleted with the
+run's others at its end. The normal suite runs a few seeded
+histories of each; the slow tier (``-m slow``) runs ``HMEM_ORACLE_HISTORIES`` (2,000 for
+the issue's figure) of each and prints the run time.
 """
 
 from __future__ import annotations
@@ -47,7 +48,12 @@ BASE = datetime(2023, 1, 1, tzinfo=UTC)
 REASONS = ("contradiction", "refinement", "user_edit")
 IMPORTED = ("contradiction", "ended", "retraction", "user_edit")
 FAST = 12  # histories per face in the normal suite
-SLOW = int(os.environ.get("HMEM_ORACLE_HISTORIES", "2000"))
+SLOW = int(os.environ.get("HMEM_ORACLE_HISTORIES", "0"))
+slow_tier = pytest.mark.skipif(
+    SLOW < 1,
+    reason="the slow tier runs thousands of histories (~1 s each on an idle machine): "
+    "set HMEM_ORACLE_HISTORIES=2000 to run it",
+)
 
 days = st.integers(min_value=-400, max_value=400)
 
@@ -228,29 +234,43 @@ def machine(
                 assert found == expected, f"get({fid}, as_of={as_of})"
 
         def teardown(self) -> None:
-            try:
-                self.hmem.erase_user(self.user)
-            finally:
-                if isinstance(self.hmem, Client):
-                    self.hmem.shutdown()
+            # the run's users are deleted at its end (_cleanup): erase_user's receipts
+            # and audit take seconds per user, which 2,000 histories cannot afford
+            if isinstance(self.hmem, Client):
+                self.hmem.shutdown()
 
     return Histories
 
 
-def _run(histories: type[RuleBasedStateMachine], examples: int) -> float:
+def _run(driver: Driver, run: str, histories: type[RuleBasedStateMachine], examples: int) -> float:
     started = time.perf_counter()
-    run_state_machine_as_test(
-        histories,
-        settings=settings(
-            max_examples=examples,
-            stateful_step_count=14,
-            deadline=None,
-            derandomize=True,  # seeded: the same histories every run
-            database=None,
-            suppress_health_check=list(HealthCheck),
-        ),
-    )
+    try:
+        run_state_machine_as_test(
+            histories,
+            settings=settings(
+                max_examples=examples,
+                stateful_step_count=14,
+                deadline=None,
+                derandomize=True,  # seeded: the same histories every run
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            ),
+        )
+    finally:
+        _cleanup(driver, run)
     return time.perf_counter() - started
+
+
+def _cleanup(driver: Driver, run: str) -> None:
+    """Delete every node of this run's users (their ids carry ``run``), in batches."""
+    while True:
+        records, _, _ = driver.execute_query(
+            "MATCH (n) WHERE n.user_id CONTAINS $run WITH n LIMIT 5000 "
+            "DETACH DELETE n RETURN count(*) AS gone",
+            run=run,
+        )
+        if records[0]["gone"] == 0:
+            return
 
 
 def _import(memory: Memory) -> Callable[..., None]:
@@ -277,34 +297,46 @@ def tenant(driver: Driver, memory: Memory) -> Iterator[Tenant]:
         yield t
 
 
-def _store_machine(memory: Memory) -> type[RuleBasedStateMachine]:
-    return machine(lambda: memory, lambda: f"oracle-{uuid.uuid4().hex[:12]}", _import(memory))
+def _users(run: str) -> Callable[[], str]:
+    return lambda: f"oracle-{run}-{uuid.uuid4().hex[:8]}"
 
 
-def _http_machine(server: LiveServer, tenant: Tenant) -> type[RuleBasedStateMachine]:
+def _store_machine(memory: Memory, run: str) -> type[RuleBasedStateMachine]:
+    return machine(lambda: memory, _users(run), _import(memory))
+
+
+def _http_machine(server: LiveServer, tenant: Tenant, run: str) -> type[RuleBasedStateMachine]:
     def face() -> Client:
         return Client(server.url, api_key=tenant.key)
 
-    return machine(face, lambda: tenant.user("oracle"), None)
+    return machine(face, _users(run), None)
 
 
-def test_random_histories_agree_with_the_model_in_the_store(memory: Memory) -> None:
-    _run(_store_machine(memory), FAST)
+def test_random_histories_agree_with_the_model_in_the_store(driver: Driver, memory: Memory) -> None:
+    run = uuid.uuid4().hex[:10]
+    _run(driver, run, _store_machine(memory, run), FAST)
 
 
 def test_random_histories_agree_with_the_model_over_http(
-    server: LiveServer, tenant: Tenant
+    driver: Driver, server: LiveServer, tenant: Tenant
 ) -> None:
-    _run(_http_machine(server, tenant), FAST)
+    run = uuid.uuid4().hex[:10]
+    _run(driver, run, _http_machine(server, tenant, run), FAST)
 
 
 @pytest.mark.slow
-def test_many_random_histories_in_the_store(memory: Memory) -> None:
-    seconds = _run(_store_machine(memory), SLOW)
+@slow_tier
+def test_many_random_histories_in_the_store(driver: Driver, memory: Memory) -> None:
+    run = uuid.uuid4().hex[:10]
+    seconds = _run(driver, run, _store_machine(memory, run), SLOW)
     print(f"\n{SLOW} store histories: 0 mismatches, {seconds:.1f} s")
 
 
 @pytest.mark.slow
-def test_many_random_histories_over_http(server: LiveServer, tenant: Tenant) -> None:
-    seconds = _run(_http_machine(server, tenant), SLOW)
+@slow_tier
+def test_many_random_histories_over_http(
+    driver: Driver, server: LiveServer, tenant: Tenant
+) -> None:
+    run = uuid.uuid4().hex[:10]
+    seconds = _run(driver, run, _http_machine(server, tenant, run), SLOW)
     print(f"\n{SLOW} HTTP histories: 0 mismatches, {seconds:.1f} s")

@@ -147,7 +147,7 @@ def check_announced(face: Any, user: str, ids: dict[str, str]) -> None:
     chain = face.history(ids["siemens"], user_id=user, as_of=at(2026, 11, 16))
     assert [s.fact.text for s in chain.predecessors] == [BOSCH]
     # search on 20 Nov: Bosch is a hit (current until December), Siemens reads "from"
-    found = face.search("Where do I work?", user_id=user, now=at(2026, 11, 20))
+    found = face.search("What is my work, my job?", user_id=user, now=at(2026, 11, 20))
     texts = {h.fact.text for h in found.hits}
     assert BOSCH in texts, found.context
     assert "- I got a new job at Siemens starting next month (from 2026-12-01" in found.context
