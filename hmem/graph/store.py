@@ -279,11 +279,15 @@ class GraphStore(UserData, ImportData, FactReads):
                     # Belief time only moves forward: a replacement learned before its
                     # target was would make the target's belief window empty and show it,
                     # as of the time between, as an older value it never was then.
+                    restored = (
+                        f", last changed (restored) at {changed.isoformat()}"
+                        if changed != old["known_from"]
+                        else ""
+                    )
                     raise TemporalOrderError(
                         f"a supersession learned at {row['known_from'].isoformat()} cannot "
-                        f"close a fact last changed (learned or restored) at "
-                        f"{changed.isoformat()}: send a known_from (observed_at) at or "
-                        "after it"
+                        f"close a fact first known at {old['known_from'].isoformat()}"
+                        f"{restored}: send a known_from (observed_at) at or after it"
                     )
                 if target.reason is SupersedeReason.USER_EDIT:
                     valid_to = old["valid_from"]  # it was never true
