@@ -40,8 +40,10 @@ class MemoryAdmin:
             user_id, fact_id, at=at, observed_at=observed_at, reason=SupersedeReason(reason)
         )
 
-    def restore(self, fact_id: str, *, user_id: str) -> Fact:
-        return self.store.restore(user_id, fact_id)
+    def restore(self, fact_id: str, *, user_id: str, observed_at: datetime | None = None) -> Fact:
+        """Believe a closed fact again from ``observed_at`` (default now) on; earlier
+        views still show it closed (docs/time.md)."""
+        return self.store.restore(user_id, fact_id, observed_at=observed_at)
 
     def erase(self, fact_id: str, *, user_id: str) -> dict[str, int]:
         """Really delete one fact: from the graph (its vector, the episodes no other

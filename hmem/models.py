@@ -3,7 +3,11 @@
 Two clocks on every fact:
 - world time (``valid_from`` / ``valid_to``): when the statement was true;
 - belief time (``known_from`` / ``known_to``): when the assistant learned it and when
-  it stopped believing it, in the conversation's clock.
+  it was closed, in the conversation's clock. ``close_reason`` says what the close
+  means: a contradiction, refinement or end closed the world window and the fact stays
+  believed with its end (``withdrawn_at`` is None); a retraction or user edit withdrew
+  it from belief. The store keeps each fact's belief history, so a view as of any
+  belief time reads the fact as believed then (docs/time.md).
 Windows are half-open ``[from, to)``; ``None`` as the end means "still open".
 """
 
@@ -340,14 +344,25 @@ class Fact(_Model):
 
     @property
     def is_open(self) -> bool:
-        """Still believed (belief window open)."""
+        """Not closed: no supersession, end or retraction (``known_to`` is None)."""
         return self.known_to is None
 
+    @property
+    def withdrawn_at(self) -> datetime | None:
+        """The belief time from which this fact is no longer believed at all (a
+        retraction, or a user edit: never true), else None. A fact closed by a
+        contradiction, refinement or end is still believed, with its end."""
+        if self.close_reason in (SupersedeReason.RETRACTION, SupersedeReason.USER_EDIT):
+            return self.known_to
+        return None
+
     def current_at(self, now: datetime) -> bool:
-        """Believed at ``now`` (known by then, not closed) and not ended by then: the
-        default view, the same as ``as_of=now`` for the belief clock."""
+        """Believed at ``now`` (known by then, not withdrawn) and not ended by then: the
+        search's current view, the same as ``as_of=now`` for the belief clock. A fact
+        true only from a later day still counts (an upcoming event: "from <date>")."""
+        withdrawn = self.withdrawn_at
         return (
-            self.known_to is None
+            (withdrawn is None or withdrawn > now)
             and self.known_from <= now
             and (self.valid_to is None or self.valid_to > now)
         )

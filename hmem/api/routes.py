@@ -34,6 +34,7 @@ from hmem.api.schemas import (
     ProfileOut,
     RememberIn,
     RememberManyIn,
+    RestoreIn,
     SearchIn,
     UtcDatetime,
 )
@@ -316,9 +317,16 @@ def close(
     tags=["write"],
     summary="Undo a supersession or retraction: the fact is believed again",
 )
-def restore(user_id: UserId, fact_id: FactIdPath, who: Caller, request: Request) -> Fact:
+def restore(
+    user_id: UserId,
+    fact_id: FactIdPath,
+    who: Caller,
+    request: Request,
+    body: RestoreIn | None = None,
+) -> Fact:
     uid = who.scope(user_id)
-    fact = _memory(request).restore(fact_id, user_id=uid)
+    observed = None if body is None else body.observed_at
+    fact = _memory(request).restore(fact_id, user_id=uid, observed_at=observed)
     _metrics(request).corrections.labels("restore").inc()
     return _relabel(fact, user_id)
 

@@ -278,13 +278,24 @@ class ProfileOut(ProfileRecord):
     model_config = ConfigDict(extra="ignore")
 
 
+class RestoreIn(_In):
+    """Believe a closed fact again."""
+
+    observed_at: UtcDatetime | None = Field(
+        None, description="belief time from which it is believed again (default now)"
+    )
+
+
 class CloseIn(_In):
     """Close a fact with no successor."""
 
     at: UtcDatetime | None = Field(None, description="world time it stopped being true")
     observed_at: UtcDatetime | None = Field(None, description="when we learned it")
     reason: Literal["retraction", "user_edit"] = Field(
-        "retraction", description="user_edit: it was never true (empty world window)"
+        "retraction",
+        description="retraction: with `at`, it ended then (still believed with that end, "
+        "stored as 'ended'); without, it is no longer believed. user_edit: it was never "
+        "true (empty world window). docs/time.md",
     )
 
 

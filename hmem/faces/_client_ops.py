@@ -205,8 +205,9 @@ class _Ops:
         return _Op("POST", f"{_fact(user_id, fact_id)}/close", Fact.model_validate, body=body)
 
     @staticmethod
-    def restore(fact_id: str, user_id: str) -> _Op[Fact]:
-        return _Op("POST", f"{_fact(user_id, fact_id)}/restore", Fact.model_validate)
+    def restore(fact_id: str, user_id: str, observed_at: datetime | None = None) -> _Op[Fact]:
+        body = _drop_none({"observed_at": _when(observed_at)})
+        return _Op("POST", f"{_fact(user_id, fact_id)}/restore", Fact.model_validate, body=body)
 
     @staticmethod
     def erase(fact_id: str, user_id: str) -> _Op[dict[str, int]]:

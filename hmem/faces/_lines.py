@@ -5,7 +5,7 @@ it, one fact as a line a model can read and cite, and a fact's history as such l
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pydantic
 
@@ -35,9 +35,12 @@ def day(value: datetime | None) -> str:
     return f"{value:%Y-%m-%d}" if value else "…"
 
 
-def fact_line(fact: Fact) -> str:
-    """``[id] text (true since D until D)``: the id to cite, the world window."""
+def fact_line(fact: Fact, now: datetime | None = None) -> str:
+    """``[id] text (true since D until D)``: the id to cite, the world window; a fact
+    true only from a day after ``now`` (default the clock's now) reads ``(from D …)``."""
     until = f" until {day(fact.valid_to)}" if fact.valid_to else ""
+    if fact.valid_from > (now or datetime.now(UTC)):
+        return f"[{fact.id}] {fact.text} (from {day(fact.valid_from)}{until})"
     return f"[{fact.id}] {fact.text} (true since {day(fact.valid_from)}{until})"
 
 

@@ -179,8 +179,8 @@ class Client:
     def close(self, fact_id: str, *, user_id: str, **options: Unpack[CloseOptions]) -> Fact:
         return self._call(_Ops.close(fact_id, user_id, options))
 
-    def restore(self, fact_id: str, *, user_id: str) -> Fact:
-        return self._call(_Ops.restore(fact_id, user_id))
+    def restore(self, fact_id: str, *, user_id: str, observed_at: datetime | None = None) -> Fact:
+        return self._call(_Ops.restore(fact_id, user_id, observed_at))
 
     def erase(self, fact_id: str, *, user_id: str) -> dict[str, int]:
         return self._call(_Ops.erase(fact_id, user_id))
@@ -309,8 +309,10 @@ class AsyncClient:
     async def close(self, fact_id: str, *, user_id: str, **options: Unpack[CloseOptions]) -> Fact:
         return await self._call(_Ops.close(fact_id, user_id, options))
 
-    async def restore(self, fact_id: str, *, user_id: str) -> Fact:
-        return await self._call(_Ops.restore(fact_id, user_id))
+    async def restore(
+        self, fact_id: str, *, user_id: str, observed_at: datetime | None = None
+    ) -> Fact:
+        return await self._call(_Ops.restore(fact_id, user_id, observed_at))
 
     async def erase(self, fact_id: str, *, user_id: str) -> dict[str, int]:
         return await self._call(_Ops.erase(fact_id, user_id))

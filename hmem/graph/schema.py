@@ -18,6 +18,7 @@ __all__ = [
     "apply_schema",
     "check_vector_index",
     "filtered_search",
+    "migrate_belief_history",
     "server_version",
     "show_index",
 ]
@@ -148,6 +149,17 @@ def _key_old_facts(driver: Driver, database: str) -> int:
             keyed += int(done["keyed"])
 
 
+def migrate_belief_history(driver: Driver, database: str, batch: int = 10_000) -> int:
+    """Facts stored before the belief history (docs/time.md) get it from their state
+    fields, ``batch`` per transaction; returns how many. Idempotent: 0 once done."""
+    total = 0
+    while True:
+        [row] = _run(driver, database, "schema_fact_belief_history", batch=batch)
+        total += int(row["migrated"])
+        if row["migrated"] < batch:
+            return total
+
+
 def apply_schema(driver: Driver, database: str, dim: int) -> bool:
     """Create every constraint and index hmem needs; safe to run at every start. A
     fulltext index of an older hmem (another analyzer, or updated at commit) is made
@@ -168,6 +180,7 @@ def apply_schema(driver: Driver, database: str, dim: int) -> bool:
     _key_old_facts(driver, database)
     for name in SCHEMA_STATEMENTS:
         _run(driver, database, name)
+    migrate_belief_history(driver, database)
     if not exists:
         # 2026.02+: with user_id as a filter property (the Cypher 25 text)
         stmt = catalog.statement("schema_fact_vector")

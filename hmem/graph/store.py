@@ -284,20 +284,37 @@ class GraphStore(UserData, ImportData, FactReads):
         closes: dict[str, dict[str, Any]] = {}
         late: list[dict[str, str]] = []  # inferred supersessions of a later fact
         for row in fresh:
+            corrected = [
+                targets[t.target_id]["valid_from"]
+                for t in row["draft"].supersedes
+                if t.reason is SupersedeReason.USER_EDIT
+            ]
+            if corrected and row["draft"].valid_from is None:
+                # A correction says what was true all along: the new fact takes the
+                # start of the one it corrects, unless its words gave one (docs/time.md).
+                row["valid_from"] = min(corrected)
+                if row["draft"].valid_to is not None and row["draft"].valid_to < row["valid_from"]:
+                    raise TemporalOrderError("valid_to is before valid_from")
             for target in row["draft"].supersedes:
                 old = targets[target.target_id]
                 if old["known_to"] is not None:
                     raise ConflictError(
                         f"fact {target.target_id!r} is already closed; restore it first"
                     )
-                if row["known_from"] < old["known_from"]:
+                changed = old.get("changed_at") or old["known_from"]
+                if row["known_from"] < changed:
                     # Belief time only moves forward: a replacement learned before its
                     # target was would make the target's belief window empty and show it,
                     # as of the time between, as an older value it never was then.
+                    restored = (
+                        f", last changed (restored) at {changed.isoformat()}"
+                        if changed != old["known_from"]
+                        else ""
+                    )
                     raise TemporalOrderError(
                         f"a supersession learned at {row['known_from'].isoformat()} cannot "
-                        f"close a fact first known at {old['known_from'].isoformat()}: "
-                        "send a known_from (observed_at) at or after the target's"
+                        f"close a fact first known at {old['known_from'].isoformat()}"
+                        f"{restored}: send a known_from (observed_at) at or after it"
                     )
                 if target.reason is SupersedeReason.USER_EDIT:
                     valid_to = old["valid_from"]  # it was never true
@@ -427,21 +444,32 @@ class GraphStore(UserData, ImportData, FactReads):
         observed_at: datetime | None = None,
         reason: SupersedeReason = SupersedeReason.RETRACTION,
     ) -> Fact:
-        """Close a fact with no successor: it stopped being true at ``at`` (world time),
-        and we learned that at ``observed_at`` (belief time). ``user_edit`` means it was
-        never true: its world window becomes empty."""
+        """Close a fact with no successor, learned at ``observed_at`` (belief time; default
+        now). With ``at`` (world time) it stopped being true then: its window ends at
+        ``at`` and it stays believed with that end (stored with reason ``ended``). Without
+        ``at``, a ``retraction`` withdraws it from belief (its window kept, as believed
+        before); ``user_edit`` means it was never true: withdrawn, its window empty
+        (docs/time.md)."""
         user_id = check_user_id(user_id)
         observed = self._now(observed_at, "observed_at")
-        ended = require_aware(at, "at") or observed
+        ended = require_aware(at, "at")
         if reason not in (SupersedeReason.RETRACTION, SupersedeReason.USER_EDIT):
             raise ValidationError("close() takes reason 'retraction' or 'user_edit'")
+        if reason is SupersedeReason.RETRACTION and ended is not None:
+            reason = SupersedeReason.ENDED
 
         def work(tx: ManagedTransaction) -> None:
             fact = self._get_tx(tx, user_id, fact_id)
             if fact.known_to is not None:
                 raise ConflictError(f"fact {fact_id!r} is already closed")
-            valid_to = fact.valid_from if reason is SupersedeReason.USER_EDIT else ended
-            if valid_to < fact.valid_from:
+            valid_to: datetime | None
+            if reason is SupersedeReason.USER_EDIT:
+                valid_to = fact.valid_from
+            elif ended is not None:
+                valid_to = ended
+            else:  # withdrawn: the window stays as it was believed
+                valid_to = fact.valid_to
+            if valid_to is not None and valid_to < fact.valid_from:
                 raise TemporalOrderError(
                     f"cannot end fact {fact_id!r} at {valid_to.isoformat()}: it started "
                     f"{fact.valid_from.isoformat()}"
@@ -457,23 +485,34 @@ class GraphStore(UserData, ImportData, FactReads):
                 "known_to": observed,
                 "reason": reason.value,
             }
-            self._run(tx, "fact_close_many", user_id=user_id, rows=[row])
+            [done] = self._run(tx, "fact_close_many", user_id=user_id, rows=[row])
+            if done["closed"] != 1:
+                raise TemporalOrderError(
+                    f"observed_at {observed.isoformat()} is before fact {fact_id!r} was "
+                    "last changed (restored)"
+                )
             self._audit(tx, user_id, "close", [fact_id], {"reason": reason.value})
 
         self._write(user_id, work)
         return self.get(user_id, fact_id)
 
-    def restore(self, user_id: str, fact_id: str) -> Fact:
-        """Undo a supersession or retraction: the fact is open again. The successor, if
-        any, stays as it is; the audit trail keeps the edges that were undone."""
+    def restore(self, user_id: str, fact_id: str, *, observed_at: datetime | None = None) -> Fact:
+        """Undo a supersession or retraction: the fact is open again from belief time
+        ``observed_at`` (default now) on; a view as of an earlier belief time still shows
+        it closed (docs/time.md). The successor, if any, stays as it is; the audit trail
+        keeps the edges that were undone."""
         user_id = check_user_id(user_id)
+        observed = self._now(observed_at, "observed_at")
 
         def work(tx: ManagedTransaction) -> None:
             fact = self._get_tx(tx, user_id, fact_id)
             if fact.known_to is None:
                 raise ConflictError(f"fact {fact_id!r} is open; there is nothing to restore")
             undone = self._run(tx, "fact_closing_links", user_id=user_id, fact_id=fact_id)
-            self._run(tx, "fact_restore", user_id=user_id, fact_id=fact_id)
+            if not self._run(tx, "fact_restore", user_id=user_id, fact_id=fact_id, at=observed):
+                raise TemporalOrderError(
+                    f"observed_at {observed.isoformat()} is before fact {fact_id!r} was closed"
+                )
             self._audit(
                 tx,
                 user_id,

@@ -199,7 +199,7 @@ def _fact(
     reason = None
     if known_to is not None:
         succeeded = edge.uuid in closed_by
-        reason = SupersedeReason.CONTRADICTION if succeeded else SupersedeReason.RETRACTION
+        reason = _end_reason(succeeded, edge)
     names = [entities[u] for u in (edge.source_node_uuid, edge.target_node_uuid) if u in entities]
     return ImportedFact(
         id=edge.uuid,
@@ -248,6 +248,15 @@ def _episode(node: Any, user_id: str) -> Episode:
     )
 
 
+def _end_reason(succeeded: bool, edge: Any) -> SupersedeReason:
+    """Why graphiti expired an edge: another replaced it (contradiction); it ended in the
+    world (``invalid_at``: ended, still believed with its end); or it was withdrawn
+    (retraction). docs/time.md."""
+    if succeeded:
+        return SupersedeReason.CONTRADICTION
+    return SupersedeReason.ENDED if edge.invalid_at is not None else SupersedeReason.RETRACTION
+
+
 def _closure(edge: Any, stored: dict[str, Any], closed_by: dict[str, str]) -> ImportedClosure | str:
     """How a stored open fact closes now that graphiti expired its edge (a string: why
     it cannot)."""
@@ -257,8 +266,7 @@ def _closure(edge: Any, stored: dict[str, Any], closed_by: dict[str, str]) -> Im
     ends_early = valid_to is not None and valid_to < stored["valid_from"]
     if known_to < stored["known_from"] or ends_early:
         return "bad_window"
-    succeeded = edge.uuid in closed_by
-    reason = SupersedeReason.CONTRADICTION if succeeded else SupersedeReason.RETRACTION
+    reason = _end_reason(edge.uuid in closed_by, edge)
     return ImportedClosure(edge.uuid, known_to, valid_to, reason)
 
 

@@ -74,14 +74,20 @@ def score_chosen(
         def in_view(fact: Fact) -> bool:
             if mode == "current":
                 return fact.current_at(now)
-            believed = as_of is None or (
-                fact.known_from <= as_of and (fact.known_to is None or fact.known_to > as_of)
+            # The fact comes as believed at as_of (search_recall.cypher): believed then
+            # (known, not withdrawn), and true at as_of_event, else not ended by the
+            # belief time (the current rule at that moment: docs/time.md).
+            belief = as_of or now
+            if as_of is not None:
+                fact = believed(fact, as_of)
+            withdrawn = fact.withdrawn_at
+            held = fact.known_from <= belief and (withdrawn is None or withdrawn > belief)
+            if as_of_event is None:
+                return held and (fact.valid_to is None or fact.valid_to > belief)
+            true_then = fact.valid_from <= as_of_event and (
+                fact.valid_to is None or fact.valid_to > as_of_event
             )
-            true_then = as_of_event is None or (
-                fact.valid_from <= as_of_event
-                and (fact.valid_to is None or fact.valid_to > as_of_event)
-            )
-            return believed and true_then
+            return held and true_then
 
         forward_to_current(hits, by_id, signals, sources, weights, now, in_view)
         if as_of is not None:  # successors that inherited come unmasked: mask them

@@ -67,7 +67,8 @@ def test_retraction_closes_without_successor_and_restore_undoes(
     closed = memory.close(ids.miso, user_id=user_id, at=at(2026, 6, 1), observed_at=at(2026, 6, 2))
     assert closed.valid_to == at(2026, 6, 1)
     assert closed.known_to == at(2026, 6, 2)
-    assert closed.close_reason is SupersedeReason.RETRACTION
+    # with `at` it ended then: still believed with that end (docs/time.md)
+    assert closed.close_reason is SupersedeReason.ENDED and closed.withdrawn_at is None
     assert ids.miso not in {f.id for f in memory.facts(user_id=user_id)}
     assert ids.miso in {f.id for f in memory.facts(user_id=user_id, as_of_event=at(2026, 5, 1))}
 

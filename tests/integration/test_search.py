@@ -159,7 +159,8 @@ def test_maintain_closes_unused_episodic_facts(emem: Memory, user_id: str) -> No
     assert current == {used, keep}
     closed = emem.get(old, user_id=user_id)
     assert closed.known_to == at(2026, 6, 1)
-    assert closed.valid_to is None  # closed in belief time, not erased, world window kept
+    # over, not erased: it ends at the expiry and stays believed with that end
+    assert (closed.valid_to, closed.close_reason) == (at(2026, 6, 1), SupersedeReason.ENDED)
     assert old in {f.id for f in emem.facts(user_id=user_id, as_of_event=at(2026, 3, 1))}
     assert any(e["op"] == "expire" for e in emem.audit(user_id=user_id))
     assert emem.maintain(user_id=user_id, now=at(2026, 6, 1)).expired == []

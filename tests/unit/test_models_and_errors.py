@@ -64,7 +64,7 @@ def test_windows_never_invert(start: datetime, delta: timedelta) -> None:
         assert draft.valid_from <= draft.valid_to
 
 
-def test_closed_fact_is_never_current() -> None:
+def test_withdrawn_or_ended_fact_is_not_current() -> None:
     now = datetime(2026, 1, 1, tzinfo=UTC)
     base = dict(
         id="f",
@@ -78,7 +78,13 @@ def test_closed_fact_is_never_current() -> None:
         ingested_at=now,
     )
     assert Fact(**base).current_at(now)
-    assert not Fact(**base, known_to=now - timedelta(days=1)).current_at(now)
+    closed = now - timedelta(days=1)
+    # withdrawn (a retraction, a correction): not current
+    assert not Fact(**base, known_to=closed, close_reason="retraction").current_at(now)
+    assert not Fact(**base, known_to=closed, close_reason="user_edit").current_at(now)
+    # replaced from a later day (an announced change): still current until then
+    later = Fact(**base, known_to=closed, close_reason="contradiction", valid_to=now + timedelta(1))
+    assert later.current_at(now) and later.withdrawn_at is None
     assert not Fact(**base, valid_to=now).current_at(now)
 
 

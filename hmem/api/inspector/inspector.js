@@ -161,13 +161,16 @@ function renderTimeline() {
   }
   for (const f of facts) {
     const closed = Boolean(f.valid_to || f.known_to);
-    const meta = `true ${day(f.valid_from)} → ${day(f.valid_to) || "now"} · believed ${day(f.known_from)} → ${day(f.known_to) || "now"}`;
+    // only a retraction or a correction ends belief; a replaced or ended fact is still
+    // believed, with its end (docs/time.md)
+    const withdrawn = ["retraction", "user_edit"].includes(f.close_reason) ? f.known_to : null;
+    const meta = `true ${day(f.valid_from)} → ${day(f.valid_to) || "now"} · believed ${day(f.known_from)} → ${day(withdrawn) || "now"}`;
     const text = el("div", { class: "text" }, el("b", { text: f.text }));
     if (f.close_reason) text.append(el("span", { class: "badge closed", text: `closed: ${f.close_reason}` }));
     text.append(el("span", { class: "meta", text: `${meta} · ${f.category} · ${f.id}` }));
     const svg = el("svg:svg", { class: "bars" });
     bar(svg, x, f.valid_from, f.valid_to, 2, 10, "valid", `valid ${meta}`);
-    bar(svg, x, f.known_from, f.known_to, 15, 8, "belief", `belief ${meta}`);
+    bar(svg, x, f.known_from, withdrawn, 15, 8, "belief", `belief ${meta}`);
     marks(svg, x, 26);
     box.append(el("div", { class: closed ? "row closed" : "row", "data-fact": f.id }, text, svg));
   }

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeAlias, TypeVar
 
 from hmem.async_memory import AsyncMemory
@@ -59,8 +59,11 @@ def check_user(user_id: object) -> str:
 
 
 def format_fact(fact: Fact) -> str:
-    """One line a model can read and cite: id, text, world window (as the MCP server)."""
-    replaced = "" if fact.known_to is None else " [replaced]"
+    """One line a model can read and cite: id, text, world window (as the MCP server);
+    ``[replaced]`` once it is no longer current (a fact replaced from a later day is
+    still current until then: docs/time.md)."""
+    current = fact.known_to is None or fact.current_at(datetime.now(UTC))
+    replaced = "" if current else " [replaced]"
     return fact_line(fact) + replaced
 
 

@@ -3,7 +3,8 @@
 // indexed_users: the users whose facts the vector index holds (their root says 'ready').
 MATCH (u:User)
 OPTIONAL MATCH (f:Fact {user_id: u.user_id})
-WHERE f.known_to IS NULL AND (f.valid_to IS NULL OR f.valid_to > $now)
+WHERE NOT coalesce(f.close_reason IN ['retraction', 'user_edit'], false)
+  AND (f.valid_to IS NULL OR f.valid_to > $now)
 WITH u, count(f) AS n
 RETURN count(u) AS users, coalesce(sum(n), 0) AS facts,
        count(CASE WHEN u.vector_index = 'ready' THEN 1 END) AS indexed_users,

@@ -2,7 +2,7 @@
 // Every fact on the supersession chain through this one, and the edges among them.
 // believed_at (null: everything stored): the chain as it was believed then: facts not
 // known yet and links made later are left out (the walk follows only links known
-// then), and each fact is shown as believed then (_as_believed.cypher).
+// then), and each fact is shown as believed then (_version.cypher, _as_believed.cypher).
 MATCH (start:Fact {user_id: $user_id, id: $fact_id}) USING INDEX start:Fact(user_id, id)
 WHERE $believed_at IS NULL OR start.known_from <= $believed_at
 OPTIONAL MATCH (start)-[:SUPERSEDES*1..64]->(older:Fact {user_id: $user_id})
@@ -14,11 +14,13 @@ WHERE $believed_at IS NULL OR f.known_from <= $believed_at
 OPTIONAL MATCH (f)-[r:SUPERSEDES]->(o:Fact {user_id: $user_id})
 WHERE o IN chain AND ($believed_at IS NULL OR (r.at <= $believed_at AND o.known_from <= $believed_at))
 OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity {user_id: $user_id})
-WITH f, $believed_at IS NOT NULL AND f.known_to > $believed_at AS unseen,
-     collect(DISTINCT e.name) AS entities,
+WITH f, collect(DISTINCT e.name) AS entities,
      collect(DISTINCT CASE WHEN r IS NULL THEN null
              ELSE {old_id: o.id, reason: r.reason, at: r.at, relation: r.relation,
                    inferred: coalesce(r.inferred, false), cue: r.cue, score: r.score} END) AS links
+WITH f, entities, links,
+//include version
+  AS v
 RETURN
 //include as_believed
   AS fact, entities, links

@@ -1,26 +1,23 @@
 // params: user_id, mode, now, as_of, as_of_event, believed_at, skip, limit
-// mode: 'current' (believed now and not ended), 'all', or 'asof' (the as_of / as_of_event
-// filters below select the past; either may be null).
+// mode: 'current' (true now as believed now), 'all' (everything stored), or 'asof'
+// (true at $as_of_event, else at $as_of, as believed at $as_of, else now: docs/time.md).
 // believed_at: the belief time the facts are shown as of ($as_of, or $now for the
-// current view; null for 'all', which shows what is stored): a close learned after it
-// is not shown, and the filters read the fact as it was then (Lena lived in Rome with
-// no end, as believed in March, even though her move was learned in June).
+// current view; null for 'all'): each fact is read from its belief history entry in
+// force then (_version.cypher), so a close learned later is not shown, and a fact
+// closed in world time is still believed with its end (Bosch until December).
 // 'current' is exactly 'asof' at $now with the world clock at $now: a fact whose
-// known_from is later than now (a backfill or a skewed clock) is not believed yet,
-// in this view as in as_of=now (docs/api.md, "Two clocks").
+// known_from is later than now (a backfill or a skewed clock) is not believed yet, and
+// one true from a later day (an announced change) is not true yet.
 MATCH (f:Fact {user_id: $user_id})
-WITH f, $believed_at IS NOT NULL AND f.known_to > $believed_at AS unseen
-WITH f, unseen,
-     CASE WHEN unseen THEN null ELSE f.known_to END AS known_to,
-     CASE WHEN unseen THEN f.valid_to_before_close ELSE f.valid_to END AS valid_to
-WHERE ($mode <> 'current'
-       OR (f.known_from <= $now AND known_to IS NULL AND (valid_to IS NULL OR valid_to > $now)))
-  AND ($mode <> 'asof' OR $as_of IS NULL
-       OR (f.known_from <= $as_of AND (known_to IS NULL OR known_to > $as_of)))
-  AND ($mode <> 'asof' OR $as_of_event IS NULL
-       OR (f.valid_from <= $as_of_event AND (valid_to IS NULL OR valid_to > $as_of_event)))
+WITH f,
+//include version
+  AS v
+WITH f, v, CASE WHEN $mode = 'current' THEN $now ELSE coalesce($as_of_event, $as_of, $now) END AS w
+WHERE $mode = 'all'
+   OR (v IS NOT NULL AND NOT f.belief_why[v] IN ['retraction', 'user_edit']
+       AND f.valid_from <= w AND f.belief_to[v] > w)
 OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity {user_id: $user_id})
-WITH f, unseen, collect(e.name) AS entities
+WITH f, v, collect(e.name) AS entities
 ORDER BY f.valid_from, f.known_from, f.id
 SKIP $skip LIMIT $limit
 RETURN

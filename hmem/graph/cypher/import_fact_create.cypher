@@ -12,4 +12,6 @@ CREATE (f:Fact {
   corroborations: 1, source: x.source, speaker: x.speaker
 })
 FOREACH (_ IN CASE WHEN $indexed THEN [1] ELSE [] END | SET f:IndexedFact)
+WITH f
+//include belief_from_state
 RETURN count(f) AS created

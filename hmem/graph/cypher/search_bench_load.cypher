@@ -17,6 +17,7 @@ CREATE (f:Fact {
   importance: x.importance, hash: x.id,
   valid_from: datetime(x.valid_from), valid_to: null,
   known_from: datetime(x.valid_from), known_to: null,
+  belief_at: [datetime(x.valid_from)], belief_to: [datetime('9999-12-31T00:00:00Z')], belief_why: [''],
   ingested_at: $now, last_used_at: null,
   corroborations: 1, source: 'bench'
 })
@@ -33,7 +34,9 @@ CALL (created) {
   MATCH (n:Fact {user_id: $user_id, id: l.new_id}) USING INDEX n:Fact(user_id, id)
   MATCH (o:Fact {user_id: $user_id, id: l.old_id}) USING INDEX o:Fact(user_id, id)
   CREATE (n)-[:SUPERSEDES {reason: 'contradiction', at: n.known_from, relation: null}]->(o)
-  SET o.known_to = n.known_from, o.valid_to = n.valid_from, o.close_reason = 'contradiction'
+  SET o.known_to = n.known_from, o.valid_to = n.valid_from, o.close_reason = 'contradiction',
+      o.belief_at = [o.known_from, n.known_from],
+      o.belief_to = [datetime('9999-12-31T00:00:00Z'), n.valid_from], o.belief_why = ['', 'contradiction']
   RETURN count(*) AS linked
 }
 RETURN created, linked

@@ -127,21 +127,22 @@ CALL (cand, best_lexical, best_entity) {
           + $w_time * t + $w_speaker * sp AS score
   ORDER BY score DESC, f.id
   LIMIT $keep
-  // Each fact, and its links, as believed at $as_of when there is one: a close, a
-  // successor or a predecessor learned later is not shown (_as_believed.cypher's rule).
+  // Each fact, and its links, as believed at $as_of when there is one: each fact from
+  // its belief history entry in force then (v, as _version.cypher; _as_believed.cypher's
+  // fields), so a close learned later is not shown, nor a successor or predecessor.
   WITH f,
        [(f)-[:MENTIONS]->(e:Entity {user_id: $user_id}) | e.name] AS entities,
        [(f)-[r:SUPERSEDES]->(p:Fact {user_id: $user_id})
         WHERE $as_of IS NULL OR (r.at <= $as_of AND p.known_from <= $as_of) | {
-         fact: [p.id, p.user_id, p.text, p.category, p.importance, p.hash, p.corroborations, p.source, p.speaker, CASE WHEN p.known_to > $as_of THEN null ELSE p.close_reason END, toString(p.valid_from), toString(CASE WHEN p.known_to > $as_of THEN p.valid_to_before_close ELSE p.valid_to END), toString(p.known_from), toString(CASE WHEN p.known_to > $as_of THEN null ELSE p.known_to END), toString(p.ingested_at), toString(p.last_used_at)],
+         fact: head([v IN [CASE WHEN $as_of IS NULL THEN null ELSE last([i IN range(0, size(p.belief_at) - 1) WHERE p.belief_at[i] <= $as_of]) END] | [p.id, p.user_id, p.text, p.category, p.importance, p.hash, p.corroborations, p.source, p.speaker, CASE WHEN v IS NULL THEN p.close_reason WHEN p.belief_why[v] = '' THEN null ELSE p.belief_why[v] END, toString(p.valid_from), toString(CASE WHEN v IS NULL THEN p.valid_to WHEN p.belief_to[v] = datetime('9999-12-31T00:00:00Z') THEN null ELSE p.belief_to[v] END), toString(p.known_from), toString(CASE WHEN v IS NULL THEN p.known_to WHEN p.belief_why[v] = '' THEN null ELSE p.belief_at[v] END), toString(p.ingested_at), toString(p.last_used_at)]]),
          new_id: f.id, old_id: p.id, reason: r.reason, at: toString(r.at), relation: r.relation}] AS older,
        [(s:Fact {user_id: $user_id})-[r:SUPERSEDES]->(f)
         WHERE $as_of IS NULL OR (r.at <= $as_of AND s.known_from <= $as_of) | {
-         fact: [s.id, s.user_id, s.text, s.category, s.importance, s.hash, s.corroborations, s.source, s.speaker, CASE WHEN s.known_to > $as_of THEN null ELSE s.close_reason END, toString(s.valid_from), toString(CASE WHEN s.known_to > $as_of THEN s.valid_to_before_close ELSE s.valid_to END), toString(s.known_from), toString(CASE WHEN s.known_to > $as_of THEN null ELSE s.known_to END), toString(s.ingested_at), toString(s.last_used_at)],
+         fact: head([v IN [CASE WHEN $as_of IS NULL THEN null ELSE last([i IN range(0, size(s.belief_at) - 1) WHERE s.belief_at[i] <= $as_of]) END] | [s.id, s.user_id, s.text, s.category, s.importance, s.hash, s.corroborations, s.source, s.speaker, CASE WHEN v IS NULL THEN s.close_reason WHEN s.belief_why[v] = '' THEN null ELSE s.belief_why[v] END, toString(s.valid_from), toString(CASE WHEN v IS NULL THEN s.valid_to WHEN s.belief_to[v] = datetime('9999-12-31T00:00:00Z') THEN null ELSE s.belief_to[v] END), toString(s.known_from), toString(CASE WHEN v IS NULL THEN s.known_to WHEN s.belief_why[v] = '' THEN null ELSE s.belief_at[v] END), toString(s.ingested_at), toString(s.last_used_at)]]),
          new_id: s.id, old_id: f.id, reason: r.reason, at: toString(r.at), relation: r.relation}] AS newer,
        [(f)-[r:RELATES]-(o:Fact {user_id: $user_id}) | {id: o.id, relation: r.relation}] AS related
   RETURN collect({
-    fact: [f.id, f.user_id, f.text, f.category, f.importance, f.hash, f.corroborations, f.source, f.speaker, CASE WHEN f.known_to > $as_of THEN null ELSE f.close_reason END, toString(f.valid_from), toString(CASE WHEN f.known_to > $as_of THEN f.valid_to_before_close ELSE f.valid_to END), toString(f.known_from), toString(CASE WHEN f.known_to > $as_of THEN null ELSE f.known_to END), toString(f.ingested_at), toString(f.last_used_at)],
+    fact: head([v IN [CASE WHEN $as_of IS NULL THEN null ELSE last([i IN range(0, size(f.belief_at) - 1) WHERE f.belief_at[i] <= $as_of]) END] | [f.id, f.user_id, f.text, f.category, f.importance, f.hash, f.corroborations, f.source, f.speaker, CASE WHEN v IS NULL THEN f.close_reason WHEN f.belief_why[v] = '' THEN null ELSE f.belief_why[v] END, toString(f.valid_from), toString(CASE WHEN v IS NULL THEN f.valid_to WHEN f.belief_to[v] = datetime('9999-12-31T00:00:00Z') THEN null ELSE f.belief_to[v] END), toString(f.known_from), toString(CASE WHEN v IS NULL THEN f.known_to WHEN f.belief_why[v] = '' THEN null ELSE f.belief_at[v] END), toString(f.ingested_at), toString(f.last_used_at)]]),
     entities: entities, older: older, newer: newer, related: related}) AS expanded
 }
 RETURN rows, size, expanded

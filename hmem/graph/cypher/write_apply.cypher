@@ -53,6 +53,8 @@ CALL (indexed, clashes) {
     importance: x.importance, hash: x.hash,
     valid_from: $times[x.valid_from], valid_to: $times[x.valid_to],
     known_from: $times[x.known_from], known_to: null,
+    belief_at: [$times[x.known_from]],
+    belief_to: [coalesce($times[x.valid_to], datetime('9999-12-31T00:00:00Z'))], belief_why: [''],
     ingested_at: $now, last_used_at: null,
     corroborations: 1, source: x.source, speaker: x.speaker,
     valid_precision: x.valid_precision, valid_to_precision: x.valid_to_precision
@@ -94,15 +96,11 @@ CALL () {
   RETURN count(*) AS linked
 }
 CALL () {
-  // close the superseded facts in both clocks (as fact_close_many.cypher)
+  // close the superseded facts in both clocks (as fact_close_many.cypher, which says how)
   UNWIND $closes AS x
   MATCH (f:Fact {user_id: $user_id, id: x.id}) USING INDEX f:Fact(user_id, id)
-  WHERE f.known_to IS NULL
-  SET f.valid_to_before_close = f.valid_to,
-      f.valid_to = CASE WHEN f.valid_to IS NOT NULL AND f.valid_to < x.valid_to
-                        THEN f.valid_to ELSE x.valid_to END,
-      f.known_to = x.known_to,
-      f.close_reason = x.reason
+  WHERE f.known_to IS NULL AND last(f.belief_at) <= x.known_to
+//include close
   RETURN count(f) AS closed
 }
 CALL () {

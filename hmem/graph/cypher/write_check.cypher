@@ -14,6 +14,7 @@ CALL () {
   MATCH (f:Fact {user_id: $user_id}) USING INDEX f:Fact(user_id, id)
   WHERE f.id IN $ids
   RETURN collect({id: f.id, valid_from: f.valid_from, valid_to: f.valid_to,
-                  known_from: f.known_from, known_to: f.known_to}) AS found
+                  known_from: f.known_from, known_to: f.known_to,
+                  changed_at: last(f.belief_at)}) AS found
 }
 RETURN erased_at, erasing, vector_index, open_hashes, found
