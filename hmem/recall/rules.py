@@ -9,10 +9,10 @@ from collections.abc import Callable
 from datetime import datetime
 
 from hmem.graph.search import ExpandedFact
-from hmem.infer.changes import states_newer_value
 from hmem.models import Fact, HistoryStep
 from hmem.recall.models import Hit, SearchMode
 from hmem.recall.scoring import ScoreWeights, weighted
+from hmem.slots import states_newer_value
 
 __all__ = ["CONFLICT_RELATIONS", "believed", "conflicts", "score_chosen"]
 
