@@ -260,6 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--rules", action="store_true", help="the write side's rules alone, no store (fast)"
     )
+    parser.add_argument("--start", type=int, default=0, help="with --every: the first one")
     parser.add_argument(
         "--every", type=int, default=1, help="every Nth sequence only (a busy machine)"
     )
@@ -267,7 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     seqs = load(args.data)
     if args.only:
         seqs = [s for s in seqs if s["id"].startswith(tuple(args.only.split(",")))]
-    seqs = seqs[:: args.every]
+    seqs = seqs[args.start :: args.every]
     if args.rules:
         found = rules_only(seqs)
         shown = {k: v[: args.show] for k, v in found["misses"].items()}
