@@ -169,9 +169,31 @@ def _norm(value: str) -> str:
 _NOT_VERBS = frozenset(
     "is am are was were be been do did does and a an the some my our to not never".split()  # noqa: SIM905
 )
-#: Cues too weak to make a slot single on their own when no frame of the data names it
-#: ("I bought new running shoes" replaces no earlier purchase).
-_WEAK = frozenset({"new", "lately", "turned"})
+#: The cues that make a slot no frame of the data names single on their own ("I play
+#: squash now instead"); "now", "new" alone do not ("I bought new running shoes",
+#: "she is now ready to help others" replace nothing).
+_STRONG = frozenset(
+    {
+        "switched",
+        "switch to",
+        "changed to",
+        "has changed",
+        "have changed",
+        "no longer",
+        "anymore",
+        "any more",
+        "instead",
+        "from now on",
+    }
+)
+#: A value longer than this is a clause, not a value.
+MAX_VALUE_WORDS = 4
+
+
+def _short(value: str) -> bool:
+    return 0 < len(_norm(value).split()) <= MAX_VALUE_WORDS
+
+
 _FUNCTION = frozenset(
     "and or but now in at on with who that which to of for from has have is was had".split()  # noqa: SIM905
 )
@@ -234,7 +256,7 @@ def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, st
         r"(?:now\s+)?(?P<v>[^,;.!?]+)",
         text,
     )
-    if m is not None and m.group("n").split()[-1] not in PEOPLE:
+    if m is not None and m.group("n").split()[-1] not in PEOPLE and _short(m.group("v")):
         noun = _singular(m.group("n"))
         whose = _owner(m.group("who"), None, subject)
         return whose, _NOUN_SLOT.get(noun, noun), _norm(m.group("v"))
@@ -244,7 +266,7 @@ def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, st
         r"(?:(?P<prep>in|at|for|to|with|on|about|of)\s+)?(?P<v>[^,;.!?]+)",
         text,
     )
-    if m is not None and subject is not None:
+    if m is not None and subject is not None and _short(m.group("v")):
         verb = m.group("verb")
         if verb in _NOT_VERBS:
             return subject, None, None
@@ -269,6 +291,8 @@ def _framed(
             value = _norm(groups["v"])
             if not value or (value in replaced and slot not in ("count", "age")):
                 continue
+            if len(value.split()) > MAX_VALUE_WORDS:
+                continue  # a clause, not a value ("a mentorship program for LGBTQ youth")
             if groups.get("who"):
                 whose = _owner(groups["who"], groups.get("rel"), subject)
             elif first and (value_first or subject is None):
@@ -323,7 +347,7 @@ def read_slot(text: str) -> Reading:
     cue = cue_m.group(0).lower() if cue_m else None
     ends = end_m is not None and not (replaced and value not in replaced)
     ends = ends and _ends_value(text, end_m, value) if end_m is not None else False
-    strong = cue is not None and (known or cue not in _WEAK)
+    strong = cue is not None and (known or any(c in _STRONG for c in _cues(text)))
     single = (kind in SINGLE or strong) and kind not in MULTI
     return Reading(
         subject=whose,
@@ -342,6 +366,10 @@ def _ends_value(text: str, end: re.Match[str], value: str) -> bool:
     """The ending is of the value itself ("Mia no longer lives in Rome"), not of another
     value the sentence replaces ("I switched to tea; I no longer drink coffee")."""
     return value in text[end.start() :].lower()
+
+
+def _cues(text: str) -> list[str]:
+    return [m.group(0).lower() for m in _CHANGE.finditer(text)]
 
 
 def change_cue(text: str) -> str | None:

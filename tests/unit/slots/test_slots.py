@@ -37,7 +37,8 @@ def test_a_statement_reads_as_subject_slot_value(
 def test_single_valued_by_the_data_or_a_change_cue_multi_valued_otherwise() -> None:
     assert read_slot("My name is Ada.").single
     assert not read_slot("I speak Korean.").single  # values add up
-    assert read_slot("I now play squash.").single  # a change cue makes it one at a time
+    assert read_slot("I play squash now instead.").single  # a change cue: one at a time
+    assert not read_slot("Kai is now ready to help others.").single  # "now" alone is not
     assert not read_slot("I bought new running shoes.").single  # "new" alone is no change
     assert not read_slot("I have a dog named Rex.").single  # pets add up
 
