@@ -18,17 +18,15 @@ spaCy's lemmas.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import re
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hmem.extract.entities import TRAINED_PIPELINES
 from hmem.models import SupersedeReason
+from hmem.slots import Reading, parser_pipeline, read_slot
 
 if TYPE_CHECKING:
-    from spacy.language import Language
     from spacy.tokens import Doc
 
 __all__ = [
@@ -41,7 +39,6 @@ __all__ = [
     "parser_pipeline",
     "read_claims",
     "slot_words",
-    "states_newer_value",
 ]
 
 _WORD = r"[A-Z][\w&'-]*"
@@ -129,8 +126,8 @@ SLOT_WORDS = {
 }
 
 _ADD = re.compile(
-    r"\b(?:too|also|as well|another|in addition|additionally|second|both|besides|"
-    r"as a side|on the side|added)\b",
+    r"\b(?:(?<!do )(?<!so )too|also|as well|another|in addition|additionally|second|both|"
+    r"besides|as a side|on the side|added)\b",
     re.IGNORECASE,
 )
 _CORRECT = re.compile(
@@ -141,7 +138,8 @@ _CORRECT = re.compile(
 _END = re.compile(
     r"(?<!\\)\b(?:pass(?:ed)? away|died|dies|put down|broke up|break up|split up|divorced|"
     r"quit|resigned|left|retired|no longer|not anymore|n't \w+ anymore|stopped|gave up|"
-    r"ended(?! up\b)|sold|(?<!being )(?<!get )(?<!got )(?<!feel )(?<!felt )lost(?! in\b)|moved out|"
+    r"ended(?! up\b)|sold|put \w+ down|"
+    r"(?<!being )(?<!get )(?<!got )(?<!feel )(?<!felt )lost(?! in\b)|moved out|"
     r"got fired|was fired|laid off|graduated)\b",
     re.IGNORECASE,
 )
@@ -161,6 +159,8 @@ _NUMBERS = {
     "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
     "twelve": 12, "a couple of": 2,
 }  # fmt: skip
+# "Mia and I broke up": the user's.
+_AND_I = re.compile(r"^(?:\w+[,:]?\s+)?[A-Z][\w'-]*\s+and\s+I\b")
 
 
 @dataclass(frozen=True)
@@ -177,6 +177,9 @@ class Claim:
     ended: str = ""  # the clause of the ending ("Jon lost his job"): what it names ended
     now: bool = False
     words: frozenset[str] = field(default_factory=frozenset)
+    single: bool = False  # the slot holds one value at a time (hmem.slots)
+    known: bool = False  # a frame of hmem.slots' data named the slot
+    replaced: frozenset[str] = field(default_factory=frozenset)  # values it says it replaces
 
 
 @dataclass(frozen=True)
@@ -186,27 +189,6 @@ class Decision:
     op: str
     reason: SupersedeReason | None
     cue: str
-
-
-_loading = threading.Lock()
-
-
-def parser_pipeline() -> Language | None:
-    """The trained English pipeline with its parser and lemmatizer (no NER), loaded
-    once per process; None when none is installed (the rules then read the subject from
-    the words alone)."""
-    with _loading:
-        return _load_parser()
-
-
-@functools.cache
-def _load_parser() -> Language | None:
-    import spacy
-
-    for name in TRAINED_PIPELINES:
-        if importlib.util.find_spec(name) is not None:
-            return spacy.load(name, exclude=["ner"])
-    return None
 
 
 def _subject_from_parse(doc: Doc) -> str | None:
@@ -273,23 +255,6 @@ def _slot(text: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def states_newer_value(old: str, rival: str) -> bool | None:
-    """Whether ``rival`` states a value of the slot ``old`` fills, for the same subject,
-    read from the words alone (no parse: the read path calls it). None when the words
-    of ``old`` name no slot: the rules cannot tell."""
-    slot, value = _slot(old)
-    if slot is None:
-        return None
-    other, other_value = _slot(rival)
-    subject = _subject_from_words(old)
-    return (
-        other == slot
-        and other_value != value
-        and subject is not None
-        and subject == _subject_from_words(rival)
-    )
-
-
 def _words(text: str) -> frozenset[str]:
     tokens = re.findall(r"[a-z][a-z'-]+", text.lower())
     return frozenset(t.rstrip("'s") for t in tokens if t not in _STOP and len(t) > 2)
@@ -323,7 +288,11 @@ def read_claims(texts: list[str]) -> list[Claim]:
 
 
 # A chat turn as text: "Caroline: I moved to Berlin" is Caroline's, not the user's.
-_SPEAKER = re.compile(r"^(?P<who>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+")
+_SPEAKER = re.compile(
+    r"^(?!(?i:correction|update|note|news|big news|good news|sad news|ps|btw|fyi|sorry|"
+    r"reminder|edit|actually|also|fact|warning|important)\s*:)"
+    r"(?P<who>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+"
+)
 
 
 def _read(originals: list[str]) -> list[Claim]:
@@ -338,14 +307,19 @@ def _read(originals: list[str]) -> list[Claim]:
         subject = _subject_from_parse(doc) if doc is not None else _subject_from_words(text)
         if doc is not None and subject is None and not any(t.dep_ == "nsubj" for t in doc):
             subject = _subject_from_words(text)
-        if speaker is not None and subject is not None and subject.split(".")[0] == "user":
-            subject = speaker.group("who").lower() + subject[len("user") :]
         lemmas = (
             frozenset(t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop)
             if doc is not None
             else _words(text)
         )
-        slot, value = _slot(text)
+        reading = read_slot(text)
+        slot, value, single, known = _slot_of(text, reading)
+        if known and reading.subject is not None:
+            subject = reading.subject  # "Teal is my favourite colour": the frame says whose
+        if subject is not None and not subject.startswith("user") and _AND_I.match(text):
+            subject = "user"
+        if speaker is not None and subject is not None and subject.split(".")[0] == "user":
+            subject = speaker.group("who").lower() + subject[len("user") :]
         corrects = _CORRECT.search(text)
         ends = _END.search(text)
         if ends is not None and doc is not None and " " not in ends.group(0).strip():
@@ -366,9 +340,23 @@ def _read(originals: list[str]) -> list[Claim]:
                 ends=ends.group(0) if ends else None,
                 now=_NOW.search(text) is not None,
                 words=lemmas | _words(text),
+                single=single,
+                known=known,
+                replaced=reading.replaced,
             )
         )
     return out
+
+
+def _slot_of(text: str, reading: Reading) -> tuple[str | None, str | None, bool, bool]:
+    """(slot, value, single-valued, named by a known frame): the frame reading of
+    ``hmem.slots`` first, then this module's table (``SLOTS``), then the generic frame."""
+    if reading.known and reading.slot is not None:
+        return reading.slot, reading.value, reading.single, True
+    slot, value = _slot(text)
+    if slot is not None:
+        return slot, value, SLOTS[slot.split(":")[0]][1], True
+    return reading.slot, reading.value, reading.single, False
 
 
 # Where an ending's clause stops: "Jon lost his job but used it to start a dance studio"
@@ -379,7 +367,12 @@ _CLAUSE_BREAK = re.compile(
 
 
 def _clause_of(text: str, start: int, end: int) -> str:
-    breaks = [m for m in _CLAUSE_BREAK.finditer(text)]
+    # "stopped going to pottery classes": a gerund's "to" goes on with its clause
+    breaks = [
+        m
+        for m in _CLAUSE_BREAK.finditer(text)
+        if not (m.group(0).strip() == "to" and re.search(r"\w+ing$", text[: m.start()]))
+    ]
     left = max((m.end() for m in breaks if m.end() <= start), default=0)
     right = min((m.start() for m in breaks if m.start() >= end), default=len(text))
     return text[left:right]
@@ -412,24 +405,8 @@ def _overlap(a: Claim, b: Claim) -> set[str]:
 
 
 _WHEN = frozenset(
-    [
-        "user",
-        "year",
-        "week",
-        "month",
-        "day",
-        "today",
-        "now",
-        "recently",
-        "lately",
-        "ago",
-        "yesterday",
-        "tonight",
-        "last",
-        "next",
-        "soon",
-        "just",
-    ]
+    "user year week month day today now recently lately ago yesterday tonight last next "  # noqa: SIM905
+    "soon just".split()
 )
 
 
@@ -445,8 +422,16 @@ def _ending(new: Claim, old: Claim) -> Decision | None:
     """``new`` says something ended ("passed away", "broke up", "quit"): it ends the
     stored fact of the same owner that names the same thing, never one of someone else."""
     assert new.ends is not None
-    if old.ends is not None or owner(new) is None or owner(new) != owner(old):
+    if old.ends is not None or owner(new) is None:
         return None
+    if owner(new) != owner(old):
+        # "Biscuit passed away" ends "I have a dog named Biscuit": the subject is the value
+        by_name = new.subject is not None and new.subject.split()[-1] == old.value
+        if old.value and by_name and old.value in new.ended.lower():
+            return Decision("supersede", SupersedeReason.ENDED, new.ends)
+        return None
+    if new.known and old.slot is not None and new.slot is not None and new.slot != old.slot:
+        return None  # "Mia no longer lives in Rome" ends her home, not her office in Rome
     if new.slot is not None and new.slot == old.slot and new.subject == old.subject:
         if new.value == old.value or (old.value and old.value in new.text.lower()):
             return Decision("supersede", SupersedeReason.ENDED, new.ends)
@@ -470,12 +455,30 @@ def _ending(new: Claim, old: Claim) -> Decision | None:
     return None
 
 
+def _replaces(new: Claim, old: Claim) -> Decision | None:
+    """``new`` names ``old``'s value as the one it replaces ("instead of coffee", "I no
+    longer drink coffee" beside "switched to tea", "traded my Corolla for", "from Lisbon
+    to", ", not May 3"), for the same subject: whatever slot the old value was stated in."""
+    if not (old.value and old.value in new.replaced) or new.subject is None:
+        return None
+    if new.subject != old.subject or new.value is None or new.value == old.value:
+        return None
+    reason = SupersedeReason.USER_EDIT if new.corrects else SupersedeReason.CONTRADICTION
+    said = f"{new.slot}: {new.value}"
+    return Decision(
+        "supersede", reason, said if new.slot == old.slot else f"{said} (was {old.value})"
+    )
+
+
 def decide(new: Claim, old: Claim) -> Decision | None:
     """What ``new`` does to the stored ``old``: None leaves it alone."""
     if new.added and not new.corrects:
         return None  # "I started playing padel too": alongside, not instead
     if new.ends and old.ends:
         return None  # two endings: nothing stands to be closed or contradicted
+    replaced = _replaces(new, old)
+    if replaced is not None:
+        return replaced
     if new.ends:
         ended = _ending(new, old)
         if ended is not None or new.slot is None or new.slot != old.slot:
@@ -484,8 +487,8 @@ def decide(new: Claim, old: Claim) -> Decision | None:
         return None  # "Tom's sister moved to Madrid" changes nothing of the user's
     if new.slot is None or new.slot != old.slot:
         return None
-    if not SLOTS[new.slot.split(":")[0]][1]:
-        return None
+    if not (new.single or old.single):
+        return None  # values add up ("I speak Spanish", "I speak German")
     if new.value == old.value:
         return Decision("noop", None, f"{new.slot}: {new.value}")
     if new.corrects:

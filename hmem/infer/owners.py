@@ -24,7 +24,7 @@ import functools
 import re
 from typing import TYPE_CHECKING
 
-from hmem.infer.changes import parser_pipeline
+from hmem.slots import parser_pipeline
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token

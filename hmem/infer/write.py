@@ -224,7 +224,11 @@ def _changed_numbers(
     return result
 
 
-_SPEAKER = re.compile(r"^(?P<who>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+")
+_SPEAKER = re.compile(
+    r"^(?!(?i:correction|update|note|news|big news|good news|sad news|ps|btw|fyi|sorry|"
+    r"reminder|edit|actually|also|fact|warning|important)\s*:)"
+    r"(?P<who>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+"
+)
 
 
 def _same_owner(

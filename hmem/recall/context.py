@@ -6,8 +6,14 @@ its window and what replaced it, e.g.::
     - Maya lives in London (2019-09-01 → 2026-03-01, replaced on 2026-03-02 by: Maya
       moved from London to Paris in March 2026)
 
-An unresolved conflict (two facts that both stand, linked as conflicting) is shown as
-both statements with their dates, so the reader can ask which is correct. A chat turn
+An unresolved conflict (two facts that both stand, linked as conflicting, or two values
+of one single-valued slot stated the same day) is shown as both statements with their
+dates, so the reader can ask which is correct. Values of one single-valued slot that
+both stand, stated on different days, read newest first, e.g.::
+
+    - I just moved to Porto (since 2026-05-04; earlier: I live in Lisbon, said 2021-03-02)
+    - I live in Lisbon (since 2021-03-02; an earlier value: a newer one is stated)
+ A chat turn
 stored with its speaker reads "caroline: I painted the lake today (since ...)".
 """
 
@@ -66,12 +72,17 @@ def render_hit(hit: Hit, now: datetime) -> str:
             reason = fact.close_reason or SupersedeReason.RETRACTION
             verb = "retracted" if reason is SupersedeReason.RETRACTION else _VERB[reason]
             notes.append(f"{verb} on {_day(fact.known_to)}")
+    elif hit.newer_value is not None:
+        notes.append("an earlier value: a newer one is stated")
     elif hit.predecessors:
         step = max(hit.predecessors, key=lambda s: s.link.at)
         if step.link.reason is SupersedeReason.USER_EDIT:
             notes.append(f"corrects: {_text(step.fact)}")
         else:
             notes.append(f"before: {_text(step.fact)} ({window(step.fact, now)})")
+    if hit.earlier and fact.known_to is None:
+        said = "; ".join(f"{_text(f)}, said {_day(f.known_from)}" for f in hit.earlier)
+        notes.append(f"earlier: {said}")
     return f"- {_text(fact)} ({'; '.join(notes)})"
 
 

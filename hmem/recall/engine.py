@@ -51,6 +51,7 @@ from hmem.recall.context import header, pack
 from hmem.recall.models import SearchMode, SearchResult, SearchTimings
 from hmem.recall.query import QueryAnalysis, analyse
 from hmem.recall.question import QueryEmbedder, QuestionVectors
+from hmem.recall.rivals import rank_rivals
 from hmem.recall.rules import CONFLICT_RELATIONS, score_chosen
 from hmem.recall.rules import conflicts as find_conflicts
 from hmem.recall.scoring import (
@@ -185,7 +186,22 @@ class Recall:
         hits = score_chosen(
             by_id, chosen, signals, sources, weights, asked.mode, asked.now, as_of, as_of_event
         )
+        if asked.mode != "history":
+            # rival values of one slot, all open: the newest first (a history question
+            # wants them all, in its own order)
+            same_day = rank_rivals(hits, lambda fact: fact.known_to is None)
+        else:
+            same_day = []
         conflicts = find_conflicts(hits, by_id, as_of)
+        if same_day:
+            conflicts = sorted(set(conflicts) | set(same_day))
+            for a, b in same_day:
+                for one, other in ((a, b), (b, a)):
+                    mine = hits[one]
+                    if other not in mine.conflicts_with:
+                        hits[one] = mine.model_copy(
+                            update={"conflicts_with": sorted([*mine.conflicts_with, other])}
+                        )
         ranked = sorted(hits.values(), key=rank_order)
         top = session_head(ranked, weights.session_ranks)[:k]
         pairs = [(hits[a], hits[b]) for a, b in conflicts if a in hits and b in hits]

@@ -43,6 +43,14 @@ class Hit(_Model):
     conflicts_with: list[str] = Field(
         default_factory=list, description="ids of hits that conflict with this one, unresolved"
     )
+    earlier: list[Fact] = Field(
+        default_factory=list,
+        description="earlier values of this fact's single-valued slot among the hits, still "
+        "open (newest first): this one is newer",
+    )
+    newer_value: str | None = Field(
+        None, description="id of the hit holding a newer value of this fact's slot"
+    )
 
     @property
     def current(self) -> bool:

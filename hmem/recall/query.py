@@ -28,6 +28,18 @@ _PAST_PHRASES = re.compile(
     r"in the past|history)\b",
     re.IGNORECASE,
 )
+# A question about every value a slot has had: "all the names I have given you", "every
+# city I lived in", "which cities have I lived in", "what ... over time".
+_ALL_VALUES = re.compile(
+    r"\b(?:all (?:of )?(?:the |my )?\w+s?\b(?: \w+)? (?:that )?(?:I|I've|you|he|she|they|we|\w+) "
+    r"(?:have |has |had )?(?:given|told|used|lived|worked|had|been|gone|called|named|owned|held|"
+    r"mentioned)|"
+    r"every \w+ (?:that )?(?:I|I've|he|she|they|we)\b|"
+    r"(?:which|what) \w+s (?:have|has) (?:I|you|he|she|they|we|[A-Z]\w+) "
+    r"(?:ever )?(?:lived|worked|used|had|gone|been|given|owned|called|named)|"
+    r"over (?:the )?(?:time|years)|so far)\b",
+    re.IGNORECASE,
+)
 
 # Dates the question names, by rule: "7 July, 2023" / "July 7th, 2023" (a day), "July
 # 2023" (a month), "in 2023" (a year). dateparser's search_dates was tried: it gives one
@@ -124,14 +136,16 @@ def is_about_the_past(question: str, now: datetime) -> bool:
 
     The rule: a cue word or phrase (before, used/use to, previously, formerly, earlier,
     originally, at first, last year/month/week/weekend/night/season, yesterday, ago,
-    prior, no longer, anymore, back then/in, in the past, history), or a span of time
-    the question names (``time_window``) that was over by ``now``.
+    prior, no longer, anymore, back then/in, in the past, history), a question about every
+    value a slot has had ("all the names I have given you", "every city I lived in",
+    "which cities has Sam lived in"), or a span of time the question names
+    (``time_window``) that was over by ``now``.
     """
     return _about_the_past(question, now, time_window(question, now))
 
 
 def _about_the_past(question: str, now: datetime, window: tuple[datetime, datetime] | None) -> bool:
-    if _PAST_PHRASES.search(question):
+    if _PAST_PHRASES.search(question) or _ALL_VALUES.search(question):
         return True
     return window is not None and window[1] <= now
 

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from datetime import datetime
 
 from hmem.graph.search import ExpandedFact
-from hmem.infer.changes import states_newer_value
-from hmem.models import Fact, HistoryStep
+from hmem.models import Fact, HistoryStep, SupersedeReason
 from hmem.recall.models import Hit, SearchMode
 from hmem.recall.scoring import ScoreWeights, weighted
+from hmem.slots import read_slot, same_slot, states_newer_value
 
 __all__ = ["CONFLICT_RELATIONS", "believed", "conflicts", "score_chosen"]
 
@@ -172,6 +172,33 @@ def forward_to_current(
                 parts["inherited"] = parts.get("inherited", 0.0) + handed - held.score
                 held = held.model_copy(update={"score": handed, "parts": parts, "promoted_by": fid})
             hits[new.id] = held
+            if step.link.reason is SupersedeReason.ENDED:
+                _to_the_next_value(hits, old, new, in_view)
+
+
+def _to_the_next_value(
+    hits: dict[str, Hit], old: Hit, ending: Fact, in_view: Callable[[Fact], bool]
+) -> None:
+    """A fact that only ended ``old`` ("I broke up with Rahul", "my parrot Nico died")
+    is no answer once a later standing fact states the next value of ``old``'s slot
+    ("I'm seeing Lucia now", "I got a new parrot, Mochi"): that one takes ``old``'s
+    relevance, so it ranks above the ending."""
+    before = read_slot(old.fact.text)
+    if before.slot is None:
+        return
+    for fid, hit in list(hits.items()):
+        later = hit.fact
+        if fid == ending.id or not in_view(later) or later.valid_from < ending.valid_from:
+            continue
+        after = read_slot(later.text)
+        if after.ends or not same_slot(after, before) or after.value == before.value:
+            continue
+        if old.score > hit.score:
+            parts = dict(hit.parts)
+            parts["inherited"] = parts.get("inherited", 0.0) + old.score - hit.score
+            hits[fid] = hit.model_copy(
+                update={"score": old.score, "parts": parts, "promoted_by": old.fact.id}
+            )
 
 
 def _newer_value(replaced: str, rival: str, scores_as_well: bool) -> bool:

@@ -30,6 +30,8 @@ LAYERS: list[tuple[str, ...]] = [
         "hmem.testing",
     ),
     ("hmem.telemetry", "hmem.graph", "hmem.extract", "hmem.localdb"),
+    # which slot a statement fills: one owner below the read and the write path
+    ("hmem.slots",),
     ("hmem.recall", "hmem.infer", "hmem.ingest"),
     (
         "hmem.memory",
@@ -166,6 +168,28 @@ def test_no_import_cycle() -> None:
     for module in sorted(graph):
         if module not in state:
             visit(module, [module])
+
+
+def _package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_import_circle_between_packages() -> None:
+    """Over every import (lazy ones too), package by package: hmem.infer reads the
+    question's words with hmem.recall, so hmem.recall must not reach hmem.infer (slot
+    reading lives below both, in hmem.slots)."""
+    edges = {
+        (_package(m), _package(t))
+        for m in _modules()
+        for n in _imports(m, top=False)
+        if (t := _ours(n)) is not None and _package(t) != _package(m)
+    }
+    layer3 = {"hmem.recall", "hmem.infer", "hmem.ingest"}
+    circles = sorted(
+        f"{a} <-> {b}" for a, b in edges if (b, a) in edges and a < b and {a, b} <= layer3
+    )
+    assert circles == []
+    assert ("hmem.recall", "hmem.infer") not in edges
 
 
 def test_nothing_imports_the_benchmark() -> None:

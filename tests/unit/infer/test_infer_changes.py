@@ -41,6 +41,25 @@ R = SupersedeReason
         ("I moved to Kreuzberg Berlin.", "I live in Berlin.", R.REFINEMENT),
         ("Lena: I just moved to Seattle!", "Lena: I live in Boston.", R.CONTRADICTION),
         ("Priya's cat Miso died last night.", "Priya has a cat named Miso.", R.ENDED),
+        # issue 47: changes in other words, values before their slot, ordinals, switches
+        ("Bo is what I go by these days.", "My name is Ada.", R.CONTRADICTION),
+        ("Call me Bo from now on.", "I'm called Ada.", R.CONTRADICTION),
+        ("Teal is my favourite colour now.", "My favourite colour is red.", R.CONTRADICTION),
+        ("My favourite food has changed to pho.", "Ramen is my favorite food.", R.CONTRADICTION),
+        ("Ines had her third child.", "Ines has two children.", R.CONTRADICTION),
+        (
+            "I switched to tea; I no longer drink coffee.",
+            "I drink coffee every morning.",
+            R.CONTRADICTION,
+        ),
+        (
+            "Correction: my birthday is actually May 13, not May 3.",
+            "My birthday is May 3.",
+            R.USER_EDIT,
+        ),
+        ("Rui just moved to Ghent.", "Rui moved from Oslo to Leeds last month.", R.CONTRADICTION),
+        ("Mia no longer lives in Rome.", "Mia lives in Rome.", R.ENDED),
+        ("Rex passed away last week.", "I have a dog named Rex.", R.ENDED),
     ],
 )
 def test_changes_that_close(new: str, old: str, reason: SupersedeReason) -> None:
@@ -70,6 +89,14 @@ def test_changes_that_close(new: str, old: str, reason: SupersedeReason) -> None
         ("Priya finds being lost in a mystery novel relaxing.", "Priya reads mystery novels."),
         # a chat turn is its speaker's: another speaker's move closes nothing
         ("Omar: I moved to Denver last year.", "Lena: I live in Boston."),
+        # issue 45 N17: an ending closes its own slot, not another slot with the same value
+        ("Mia no longer lives in Rome.", "Mia's office is in Rome."),
+        ("Mia moved out of Rome.", "Mia works in an office in Rome."),
+        # values that add up, and other people's values
+        ("I speak German.", "I speak Spanish."),
+        ("My newest hobby is sailing.", "I enjoy pottery."),
+        ("Rui's favourite colour is red.", "My favourite colour is teal."),
+        ("My brother's name is Bo.", "My name is Ada."),
     ],
 )
 def test_changes_that_close_nothing(new: str, old: str) -> None:

@@ -108,7 +108,14 @@ def test_a_newer_fact_that_states_another_value_of_the_slot_damps_however_it_sco
         "Where does Maya live?", user_id="u", now=NOW, vector=[1.0]
     )
     paris = next(h for h in result.hits if h.fact.id == "paris")
-    assert paris.score == pytest.approx(0.56 * (0.6 + 0.3 * 0.75))
+    inherited = paris.score - paris.parts.get("rival", 0.0)
+    assert inherited == pytest.approx(0.56 * (0.6 + 0.3 * 0.75))
+    # both stand, one slot (where Maya lives): the newer value, Lyon, ranks first with
+    # the better score of the two; Paris follows, marked as an earlier value
+    assert [h.fact.id for h in result.hits[:2]] == ["lyon", "paris"]
+    assert paris.newer_value == "lyon"
+    assert [f.id for f in result.hits[0].earlier] == ["paris"]
+    assert "earlier: Maya moved from London to Paris in March 2026, said" in result.context
 
 
 @pytest.mark.parametrize(

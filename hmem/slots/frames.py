@@ -1,0 +1,408 @@
+"""A statement read as subject + frame + value, from its words alone (no model, no parse:
+the read path calls it on every candidate, cached).
+
+The frame is the sentence with its value masked. Frames hmem knows by name fill the slots
+of ``data/slots.json`` (name, favourite X, birthday, residence, employer, occupation, partner, a
+count, ...), where several phrasings mean one slot ("call me Bo", "Bo is what I go by",
+"my name has changed to Bo": ``name``). Any other statement is still read: "my/Mia's
+<noun> is <value>" fills the slot <noun> ("Mia's office is in Rome": ``office``), and
+"<subject> <verb> [<preposition>] <value>" the slot of its verb and preposition ("I
+speak Spanish": ``speak``). So the slot table is data the reading fills, not the limit of
+what can change.
+
+Same slot: same subject and same slot. A slot is single-valued when the data says so
+(name, favourite, home, ...) or the words carry a change cue ("now", "changed to",
+"switched", "no longer", "actually", ...); otherwise values add up ("I speak Spanish",
+"I also speak German") and only an ending closes one. A statement that names the value it
+replaces ("instead of coffee", "I no longer drink coffee", "traded my Corolla for a
+Tesla", "from Lisbon to Porto") replaces that value, whatever slot it was stated in.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Reading", "change_cue", "read_slot", "rivals", "same_slot", "states_newer_value"]
+
+_DATA: dict[str, Any] = json.loads(
+    (Path(__file__).parent / "data" / "slots.json").read_text(encoding="utf-8")
+)
+SINGLE = frozenset(_DATA["single"])
+MULTI = frozenset(_DATA["multi"])
+PEOPLE = frozenset(_DATA["people"])
+_NOUN_SLOT = {noun: slot for slot, nouns in _DATA["nouns"].items() for noun in nouns}
+_COUNT_NOUN: dict[str, str] = {
+    noun: slot for slot, nouns in _DATA["count_nouns"].items() for noun in nouns
+}
+
+_NUMBERS = {
+    "no": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "a couple of": 2,
+}  # fmt: skip
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "1st": 1, "2nd": 2,
+    "3rd": 3, "4th": 4, "5th": 5, "6th": 6, "7th": 7, "8th": 8, "9th": 9, "10th": 10,
+}  # fmt: skip
+
+_CAP = r"[A-Z][\w'-]*"
+_PLACEHOLDERS = {
+    "{v}": r"(?P<v>[^,;:.!?]+)",
+    "{name}": rf"(?-i:(?P<v>{_CAP}(?:\s+(?:(?:of|de|la|van|von)\s+)?{_CAP})*))",
+    "{num}": r"(?P<v>\d{1,3}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + r")",
+    "{ord}": r"(?P<v>" + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + r")",
+    "{cn}": r"(?P<n>[a-z]+(?:[ -][a-z]+)?)",
+    "{n}": r"(?P<n>[a-z]+(?: [a-z]+)?)",
+    "{who}": rf"(?P<who>\b(?:my|our|his|her|their|(?-i:{_CAP}'s))(?:\s+(?P<rel>[a-z]+)'s)?)",
+    "{diet}": r"(?P<v>" + "|".join(map(re.escape, _DATA["diets"])) + r")",
+    "{pet}": r"(?P<n>" + "|".join(map(re.escape, _DATA["pets"])) + r")",
+}
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    for key, value in _PLACEHOLDERS.items():
+        pattern = pattern.replace(key, value, 1)
+    return re.compile(pattern, re.IGNORECASE)
+
+
+#: Frames whose own words say the subject is the user ("call me", "I go by").
+_FIRST_PERSON = re.compile(r"(?:^|[^\w])(?:I|I'm|I am|me|my)(?:[^\w]|$)")
+
+
+def _frames() -> list[tuple[str, re.Pattern[str], bool, bool]]:
+    """(slot, pattern, its own words name the user, the value comes first)."""
+    frames = []
+    for slot, patterns in _DATA["frames"].items():
+        for pattern in patterns:
+            literal = re.sub(r"\{\w+\}|\\b", " ", pattern)
+            first = "{who}" not in pattern and _FIRST_PERSON.search(literal) is not None
+            frames.append((slot, _compile(pattern), first, pattern.startswith("^{")))
+    return frames
+
+
+FRAMES = _frames()
+
+_CHANGE = re.compile(
+    r"\b(?:" + "|".join(re.escape(c) for c in _DATA["change_cues"]) + r")\b", re.IGNORECASE
+)
+_END = re.compile(r"\b(?:" + "|".join(_DATA["end_cues"]) + r")\b", re.IGNORECASE)
+_ADDITION = re.compile(
+    r"\b(?:(?<!do )(?<!so )too|also|as well|another|in addition|besides)\b", re.IGNORECASE
+)
+_LEAD = re.compile(
+    r"^(?:(?:actually|correction|update|so|well|oh|okay|ok|btw|hi|hello|hey|and|but|sorry|"
+    r"lately|these days|nowadays|now|big news|news|good news|sad news)\b[,:!-]?\s*)+",
+    re.IGNORECASE,
+)
+_TAIL = re.compile(
+    r"\s+(?:now|these days|nowadays|today|tonight|yesterday|from now on|instead|too|also|"
+    r"as well|anymore|any more|again|lately|recently|fluently|by profession|by trade|"
+    r"(?:last|this|next) (?:week|month|year|spring|summer|autumn|fall|winter|weekend)|"
+    r"(?:in|during) the (?:spring|summer|autumn|fall|winter)|"
+    r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"every (?:morning|day|week|evening|night)|in the mornings?|"
+    r"in (?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)(?: \d{1,2}(?:st|nd|rd|th)?)?(?:,? \d{4})?|in \d{4}|since \d{4}|"
+    r"so please do too|please|instead of .*|rather than .*|"
+    r"not .*|and I.*|for (?:good|now)|at the moment|these days)$",
+    re.IGNORECASE,
+)
+_REPLACED = (
+    re.compile(r"\binstead of (?:an? |the |my )?(?P<o>[^,;.!?]+)", re.IGNORECASE),
+    re.compile(r"\brather than (?:an? |the |my )?(?P<o>[^,;.!?]+)", re.IGNORECASE),
+    re.compile(r",\s*not (?:an? |the )?(?P<o>[^,;.!?]+)", re.IGNORECASE),
+    re.compile(
+        r"\b(?:no longer|don't|do not|doesn't|does not|won't)\s+(?:\w+\s+){0,2}?"
+        r"(?:drink|eat|use|play|drive|live in|work at|work for|go to|go by)\s+(?:an? |the )?"
+        r"(?P<o>[^,;.!?]+)",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\bfrom (?:being )?(?:an? )?(?P<o>[^,;.!?]+?) to\b", re.IGNORECASE),
+    re.compile(r"\b(?:traded|swapped|sold) (?:my|the|our) (?P<o>[\w -]+?) (?:for|and)\b", re.I),
+    re.compile(r"\bis no longer (?P<o>[^,;.!?]+)", re.IGNORECASE),
+)
+_SUBJECT = re.compile(
+    rf"^(?:(?P<i>I|I'm|I've|I'd|We|We're|We've|we|i)\b|(?P<my>[Mm]y|[Oo]ur)\s+"
+    rf"(?P<rel>[a-z]+)\b|(?P<owner>{_CAP})'s\s+(?P<orel>[a-z]+)\b|(?P<name>{_CAP}))"
+)
+_NOT_NAMES = frozenset(
+    "the a an this that these those it he she they you there here what who when where "  # noqa: SIM905
+    "why how please call everyone meet sorry lately home".split()
+)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One statement's slot as far as the words tell: whose (``subject``: "user",
+    "mia", "user.sister"; None unknown), which slot, the value, whether the slot holds
+    one value at a time, the change cue, whether it ends the slot's value ("no longer
+    lives in Rome"), and the values it says it replaces."""
+
+    subject: str | None = None
+    slot: str | None = None
+    value: str | None = None
+    single: bool = False
+    known: bool = False  # a frame of the data named the slot (not the generic reading)
+    cue: str | None = None
+    ends: bool = False
+    added: bool = False
+    replaced: frozenset[str] = field(default_factory=frozenset)
+
+
+def _norm(value: str) -> str:
+    value = " ".join(value.split()).strip(" .,;:'\"!?")
+    for _ in range(4):
+        stripped = _TAIL.sub("", value).strip(" .,;:'\"!?")
+        if stripped == value:
+            break
+        value = stripped
+    value = re.sub(r"^(?:now |just |currently |an? |the |some |my |our )+", "", value, flags=re.I)
+    return value.lower().strip()
+
+
+_NOT_VERBS = frozenset(
+    "is am are was were be been do did does and a an the some my our to not never".split()  # noqa: SIM905
+)
+#: The cues that make a slot no frame of the data names single on their own ("I play
+#: squash now instead"); "now", "new" alone do not ("I bought new running shoes",
+#: "she is now ready to help others" replace nothing).
+_STRONG = frozenset(
+    {
+        "switched",
+        "switch to",
+        "changed to",
+        "has changed",
+        "have changed",
+        "no longer",
+        "anymore",
+        "any more",
+        "instead",
+        "from now on",
+    }
+)
+#: A value longer than this is a clause, not a value.
+MAX_VALUE_WORDS = 4
+
+
+def _short(value: str) -> bool:
+    return 0 < len(_norm(value).split()) <= MAX_VALUE_WORDS
+
+
+_FUNCTION = frozenset(
+    "and or but now in at on with who that which to of for from has have is was had".split()  # noqa: SIM905
+)
+
+
+def _singular(noun: str) -> str:
+    words = noun.lower().split()
+    while len(words) > 1 and words[-1] in _FUNCTION:
+        words.pop()
+    noun = " ".join(words)
+    if noun in _COUNT_NOUN:
+        return _COUNT_NOUN[noun]
+    if noun.endswith("ies") and len(noun) > 4:
+        return noun[:-3] + "y"
+    if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3:
+        return noun[:-1]
+    return noun
+
+
+def _owner(who: str | None, rel: str | None, fallback: str | None) -> str | None:
+    if not who:
+        return fallback
+    first = who.split()[0].lower()
+    if first in ("my", "our"):
+        base = "user"
+    elif first in ("his", "her", "their"):
+        if fallback is None or fallback == "user":
+            return None
+        base = fallback
+    else:
+        base = first.removesuffix("'s")
+    if rel:
+        return f"{base}.{rel.lower()}" if rel.lower() in PEOPLE else base
+    return base
+
+
+def _subject(text: str) -> str | None:
+    m = _SUBJECT.match(text)
+    if m is None:
+        return None
+    if m.group("i"):
+        return "user"
+    if m.group("my"):
+        rel = m.group("rel").lower()
+        return f"user.{rel}" if rel in PEOPLE else "user"
+    if m.group("owner"):
+        rel = m.group("orel").lower()
+        owner = m.group("owner").lower()
+        return f"{owner}.{rel}" if rel in PEOPLE else owner
+    name = m.group("name").lower()
+    return None if name in _NOT_NAMES else name
+
+
+def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, str | None]:
+    """A statement no known frame names: "my/Mia's <noun> is <value>" (the noun is the
+    slot) or "<subject> <verb> [<prep>] <value>" (the verb and preposition)."""
+    m = re.search(
+        rf"\b(?P<who>[Mm]y|[Oo]ur|{_CAP}'s)\s+(?:(?:new|current|latest|usual)\s+)?"
+        r"(?P<n>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|has changed to|changed to|has become)\s+"
+        r"(?:now\s+)?(?P<v>[^,;.!?]+)",
+        text,
+    )
+    if m is not None and m.group("n").split()[-1] not in PEOPLE and _short(m.group("v")):
+        noun = _singular(m.group("n"))
+        whose = _owner(m.group("who"), None, subject)
+        return whose, _NOUN_SLOT.get(noun, noun), _norm(m.group("v"))
+    m = re.match(
+        r"^(?:I|We|I've|We've|[A-Z][\w'-]*)\s+(?:(?:also|now|just|still|really|often|"
+        r"usually|currently|have|has|can|always)\s+)*(?P<verb>[a-z]+)\s+"
+        r"(?:(?P<prep>in|at|for|to|with|on|about|of)\s+)?(?P<v>[^,;.!?]+)",
+        text,
+    )
+    if m is not None and subject is not None and _short(m.group("v")):
+        verb = m.group("verb")
+        if verb in _NOT_VERBS:
+            return subject, None, None
+        lemma = re.sub(r"(?:ing|ed|es|s)$", "", verb) if len(verb) > 4 else verb
+        frame = f"{lemma} {m.group('prep')}" if m.group("prep") else lemma
+        return subject, frame, _norm(m.group("v"))
+    return subject, None, None
+
+
+def _clauses(text: str) -> list[str]:
+    parts = [p.strip() for p in re.split(r"[;:]\s+|\.\s+(?=[A-Z])|,\s+so\s+", text)]
+    return [_LEAD.sub("", p).strip() for p in parts if p.strip()]
+
+
+def _framed(
+    clause: str, subject: str | None, replaced: frozenset[str]
+) -> tuple[str | None, str, str] | None:
+    """The first known frame in ``clause`` whose value is not one the text replaces."""
+    for slot, pattern, first, value_first in FRAMES:
+        for m in pattern.finditer(clause):
+            groups = m.groupdict()
+            value = _norm(groups["v"])
+            if not value or (value in replaced and slot not in ("count", "age")):
+                continue
+            if len(value.split()) > MAX_VALUE_WORDS:
+                continue  # a clause, not a value ("a mentorship program for LGBTQ youth")
+            if groups.get("who"):
+                whose = _owner(groups["who"], groups.get("rel"), subject)
+            elif first and (value_first or subject is None):
+                whose = "user"
+            else:
+                whose = subject
+            if whose is None and re.search(r"\b(?:me|I|my)\b", clause):
+                whose = "user"
+            if slot == "favourite":
+                slot = f"favourite:{_singular(groups['n'])}"
+            elif slot == "count":
+                slot = f"count:{_singular(groups['n'])}"
+                value = str(_NUMBERS.get(value, _ORDINALS.get(value, value)))
+            elif slot == "pet":
+                slot = f"pet:{_singular(groups['n'])}"
+            return whose, slot, value
+    return None
+
+
+@functools.lru_cache(maxsize=8192)
+def read_slot(text: str) -> Reading:
+    """The statement's subject, slot, value, single-valuedness and cues (see module)."""
+    text = " ".join(text.split())
+    cue_m = _CHANGE.search(text)
+    end_m = _END.search(text)
+    replaced = frozenset(
+        v for pattern in _REPLACED for m in pattern.finditer(text) if (v := _norm(m.group("o")))
+    )
+    first_subject: str | None = None
+    found: tuple[str | None, str, str] | None = None
+    known = False
+    whole = _LEAD.sub("", text).strip()
+    for clause in [whole, *_clauses(text)]:
+        subject = _subject(clause)
+        first_subject = first_subject or subject
+        found = _framed(clause, subject or first_subject, replaced)
+        if found is not None:
+            known = True
+            break
+    if found is None:
+        for clause in _clauses(text) or [text]:
+            whose, slot, value = _generic(clause, _subject(clause) or first_subject)
+            if slot is not None and value:
+                found = (whose, slot, value)
+                break
+    if found is None:
+        return Reading(subject=first_subject, cue=cue_m.group(0) if cue_m else None,
+                       ends=end_m is not None, replaced=replaced)  # fmt: skip
+    whose, slot, value = found
+    kind = slot.split(":")[0]
+    known = known and kind not in ("",)
+    cue = cue_m.group(0).lower() if cue_m else None
+    ends = end_m is not None and not (replaced and value not in replaced)
+    ends = ends and _ends_value(text, end_m, value) if end_m is not None else False
+    strong = cue is not None and (known or any(c in _STRONG for c in _cues(text)))
+    single = (kind in SINGLE or strong) and kind not in MULTI
+    return Reading(
+        subject=whose,
+        slot=slot,
+        known=known,
+        value=value,
+        single=single,
+        cue=cue,
+        ends=ends,
+        added=_ADDITION.search(text) is not None,
+        replaced=replaced - {value},
+    )
+
+
+def _ends_value(text: str, end: re.Match[str], value: str) -> bool:
+    """The ending is of the value itself ("Mia no longer lives in Rome"), not of another
+    value the sentence replaces ("I switched to tea; I no longer drink coffee")."""
+    return value in text[end.start() :].lower()
+
+
+def _cues(text: str) -> list[str]:
+    return [m.group(0).lower() for m in _CHANGE.finditer(text)]
+
+
+def change_cue(text: str) -> str | None:
+    m = _CHANGE.search(text)
+    return m.group(0).lower() if m else None
+
+
+def same_slot(a: Reading, b: Reading) -> bool:
+    """Both fill the same slot of the same subject."""
+    return (
+        a.subject is not None and a.subject == b.subject and a.slot is not None and a.slot == b.slot
+    )
+
+
+def rivals(newer: Reading, older: Reading) -> bool:
+    """Whether ``newer`` states another value of the single-valued slot ``older``
+    fills (same subject), or names ``older``'s value as the one it replaces."""
+    if newer.subject is None or newer.subject != older.subject or older.value is None:
+        return False
+    if older.value in newer.replaced:
+        return True
+    if newer.ends or older.ends or not same_slot(newer, older):
+        return False
+    if not (newer.single or older.single) or newer.added:
+        return False
+    return newer.value is not None and newer.value != older.value
+
+
+def states_newer_value(old: str, rival: str) -> bool | None:
+    """Whether the text ``rival`` states another value of the slot the text ``old``
+    fills, for the same subject (or names ``old``'s value as replaced). None when the
+    words of ``old`` name no slot: the reading cannot tell."""
+    before = read_slot(old)
+    if before.slot is None:
+        return None
+    return rivals(read_slot(rival), before)

@@ -1,0 +1,295 @@
+"""Updates in any words (issue 47), measured on the development set written for it
+(``hmem_bench/updates_dev.jsonl``, ``hmem_bench.updates_data``): each sequence written as
+plain text, one ``remember(text)`` per statement, days apart, no links, no dates, no
+model; MiniLM vectors from the bench cache. Then its question, and the figures:
+
+- updated top 1: the first hit is a current answer (for a multi-valued slot, any of its
+  values);
+- stale first: the first hit is an earlier value;
+- wrong closures: statements nothing may close (an addition to a multi-valued slot,
+  another person's value, the background facts) that a write closed, by kind;
+- missed closures: earlier values of a single-valued slot (or what an ending ended) left
+  open;
+- history: the history question ("all the names I have given you") answered in history
+  mode with every value in the first 10.
+
+``python -m hmem_bench.updates`` (a running Neo4j, ``HMEM_NEO4J_*``); ``--infer off``
+for the figure without inference, ``--show N`` prints N misses of each kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from hmem.config import Config
+from hmem.extract.local_embed import LocalEmbeddings
+from hmem.memory import Memory
+from hmem_bench.embed_cache import CachedEmbedder
+from hmem_bench.plain_text import _percentiles
+from hmem_bench.updates_data import PATH
+
+__all__ = ["main", "run"]
+
+#: Facts every user of the set has too, written first: competition for the search, and
+#: facts no update may close.
+BACKGROUND = (
+    "I enjoy reading science fiction on the train.",
+    "I have a dentist appointment next Tuesday.",
+    "The weather was lovely this weekend.",
+    "I bought new running shoes.",
+)
+START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
+
+
+def load(path: Path = PATH) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def run(
+    memory: Memory,
+    embedder: CachedEmbedder,
+    seqs: Sequence[dict[str, Any]],
+    infer: bool,
+    tag: str = "",
+) -> dict[str, Any]:
+    texts = list(BACKGROUND) + [s["text"] for q in seqs for s in q["steps"]]
+    vectors = dict(zip(texts, embedder.matrix(texts).tolist(), strict=True))
+    tally: Counter[str] = Counter()
+    by_kind: dict[str, Counter[str]] = defaultdict(Counter)
+    misses: dict[str, list[str]] = defaultdict(list)
+    closures: list[dict[str, Any]] = []
+    times: list[float | None] = []
+    for number, seq in enumerate(seqs):
+        if number % 50 == 0:
+            print(f"infer={infer}: {number}/{len(seqs)}", file=sys.stderr, flush=True)
+        user = f"upd{tag}-{seq['id']}-{'on' if infer else 'off'}"
+        memory.erase_user(user)
+        ids = {}
+        for i, text in enumerate(BACKGROUND):
+            memory.remember(
+                text,
+                user_id=user,
+                observed_at=START - timedelta(days=30 - i),
+                embedding=vectors[text],
+                fact_id=f"{user}-bg{i}",
+                infer=infer,
+            )
+        for i, step in enumerate(seq["steps"]):
+            fid = f"{user}-{i}"
+            ids[fid] = i
+            started = time.perf_counter()
+            result = memory.remember(
+                step["text"],
+                user_id=user,
+                observed_at=START + timedelta(days=step["day"]),
+                embedding=vectors[step["text"]],
+                fact_id=fid,
+                infer=infer,
+            )
+            times.append((time.perf_counter() - started) * 1000)
+            for link in result.inferred:
+                closures.append(
+                    {
+                        "seq": seq["id"],
+                        "closed": link.old_id,
+                        "by": fid,
+                        "cue": link.cue,
+                        "score": link.score,
+                        "reason": link.reason.value,
+                    }
+                )
+        now = START + timedelta(days=seq["steps"][-1]["day"] + 1)
+        found = memory.search(seq["question"], user_id=user, k=5, now=now)
+        top = ids.get(found.hits[0].fact.id) if found.hits else None
+        kind = seq["kind"]
+        open_ids = {f.id for f in memory.facts(user_id=user, limit=1000)}
+        counts = by_kind[kind]
+        counts["n"] += 1
+        ok = top in seq["current"]
+        counts["top1"] += ok
+        tally["top1"] += ok
+        if seq["stale"]:
+            stale = top in seq["stale"]
+            counts["stale_n"] += 1
+            counts["stale_first"] += stale
+            tally["stale_n"] += 1
+            tally["stale_first"] += stale
+        wrong = [i for i in seq["open"] if f"{user}-{i}" not in open_ids]
+        wrong += [f"bg{i}" for i in range(len(BACKGROUND)) if f"{user}-bg{i}" not in open_ids]
+        missed = [i for i in seq["closed"] if f"{user}-{i}" in open_ids]
+        counts["wrong_closures"] += len(wrong)
+        counts["expected_closures"] += len(seq["closed"])
+        counts["missed_closures"] += len(missed)
+        tally["wrong_closures"] += len(wrong)
+        tally["expected_closures"] += len(seq["closed"])
+        tally["missed_closures"] += len(missed)
+        if not ok:
+            misses["top1"].append(
+                f"{seq['id']}: {seq['question']} -> "
+                f"{found.hits[0].fact.text if found.hits else None!r} "
+                f"| {' / '.join(s['text'] for s in seq['steps'])}"
+            )
+        if wrong:
+            misses["wrong"].append(
+                f"{seq['id']}: closed {wrong} | " + " / ".join(s["text"] for s in seq["steps"])
+            )
+        if missed:
+            misses["missed"].append(
+                f"{seq['id']}: open {missed} | " + " / ".join(s["text"] for s in seq["steps"])
+            )
+        if seq.get("history"):
+            past = memory.search(seq["history"], user_id=user, k=10, now=now)
+            got = {ids.get(h.fact.id) for h in past.hits}
+            every = set(seq["current"]) | set(seq["stale"])
+            tally["history_n"] += 1
+            tally["history_mode"] += past.mode == "history"
+            complete = every <= got
+            tally["history_all"] += complete
+            if not complete or past.mode != "history":
+                misses["history"].append(
+                    f"{seq['id']}: {seq['history']} mode={past.mode} "
+                    f"found {sorted(i for i in got if i is not None)} "
+                    f"of {sorted(every)}"
+                )
+        memory.erase_user(user)
+    n = len(seqs)
+
+    def ratio(a: int, b: int) -> float:
+        return round(a / b, 3) if b else 0.0
+
+    kinds = {
+        kind: {
+            "n": c["n"],
+            "updated_top1": ratio(c["top1"], c["n"]),
+            "stale_first": ratio(c["stale_first"], c["stale_n"]),
+            "wrong_closures": c["wrong_closures"],
+            "missed_closures": f"{c['missed_closures']}/{c['expected_closures']}",
+        }
+        for kind, c in sorted(by_kind.items())
+    }
+    return {
+        "infer": infer,
+        "sequences": n,
+        "updated_top1": ratio(tally["top1"], n),
+        "stale_first": ratio(tally["stale_first"], tally["stale_n"]),
+        "wrong_closures": tally["wrong_closures"],
+        "missed_closures": f"{tally['missed_closures']}/{tally['expected_closures']}",
+        "history_mode": ratio(tally["history_mode"], tally["history_n"]),
+        "history_all_in_top10": ratio(tally["history_all"], tally["history_n"]),
+        "closures": len(closures),
+        "write_ms": _percentiles(times),
+        "by_kind": kinds,
+        "misses": dict(misses),
+        "closure_sample": closures[:20],
+    }
+
+
+def rules_only(seqs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The write side alone, no store: each statement judged by the rules against every
+    earlier one still open (and the background facts), as if all were its neighbours (an
+    upper bound of what a write can close; a real write reads its nearest only). Wrong
+    and missed closures as in ``run``."""
+    from hmem.infer.changes import decide, read_claims
+
+    by_kind: dict[str, Counter[str]] = defaultdict(Counter)
+    misses: dict[str, list[str]] = defaultdict(list)
+    for seq in seqs:
+        texts = list(BACKGROUND) + [s["text"] for s in seq["steps"]]
+        claims = read_claims(texts)
+        closed: set[int] = set()
+        first = len(BACKGROUND)
+        for i in range(first, len(texts)):
+            for j in range(i):
+                if j in closed:
+                    continue
+                decision = decide(claims[i], claims[j])
+                if decision is not None and decision.op == "supersede":
+                    closed.add(j)
+        steps = {j - first for j in closed if j >= first}
+        wrong = [i for i in seq["open"] if i in steps] + [j for j in closed if j < first]
+        missed = [i for i in seq["closed"] if i not in steps]
+        counts = by_kind[seq["kind"]]
+        counts["n"] += 1
+        counts["wrong_closures"] += len(wrong)
+        counts["missed_closures"] += len(missed)
+        counts["expected_closures"] += len(seq["closed"])
+        line = f"{seq['id']}: " + " / ".join(s["text"] for s in seq["steps"])
+        if wrong:
+            misses["wrong"].append(f"closed {wrong} | {line}")
+        if missed:
+            misses["missed"].append(f"open {missed} | {line}")
+    total: Counter[str] = Counter()
+    for counts in by_kind.values():
+        total.update(counts)
+    return {
+        "sequences": len(seqs),
+        "wrong_closures": total["wrong_closures"],
+        "missed_closures": f"{total['missed_closures']}/{total['expected_closures']}",
+        "by_kind": {
+            k: {
+                "n": c["n"],
+                "wrong_closures": c["wrong_closures"],
+                "missed_closures": f"{c['missed_closures']}/{c['expected_closures']}",
+            }
+            for k, c in sorted(by_kind.items())
+        },
+        "misses": dict(misses),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--model-dir", type=Path, default=Path("../shared/models/all-MiniLM-L6-v2-onnx")
+    )
+    parser.add_argument("--cache-dir", type=Path, default=Path(".hmem/bench-cache"))
+    parser.add_argument("--data", type=Path, default=PATH)
+    parser.add_argument("--infer", choices=("on", "off", "both"), default="on")
+    parser.add_argument("--only", help="only sequences whose id starts so (e.g. name-)")
+    parser.add_argument("--show", type=int, default=15, help="misses printed per kind")
+    parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument("--tag", default="", help="in the user ids: two runs side by side")
+    parser.add_argument(
+        "--rules", action="store_true", help="the write side's rules alone, no store (fast)"
+    )
+    parser.add_argument("--start", type=int, default=0, help="with --every: the first one")
+    parser.add_argument(
+        "--every", type=int, default=1, help="every Nth sequence only (a busy machine)"
+    )
+    args = parser.parse_args(argv)
+    seqs = load(args.data)
+    if args.only:
+        seqs = [s for s in seqs if s["id"].startswith(tuple(args.only.split(",")))]
+    seqs = seqs[args.start :: args.every]
+    if args.rules:
+        found = rules_only(seqs)
+        shown = {k: v[: args.show] for k, v in found["misses"].items()}
+        print(json.dumps({**found, "misses": shown}, indent=1))
+        return 0
+    config = Config()
+    local = LocalEmbeddings(model_dir=args.model_dir, expected_dim=config.embedding_dim)
+    embedder = CachedEmbedder(local, args.cache_dir)
+    settings = {"on": (True,), "off": (False,), "both": (False, True)}[args.infer]
+    out = []
+    with Memory(config, embedder=local) as memory:
+        memory.init_schema()
+        for infer in settings:
+            out.append(run(memory, embedder, seqs, infer, args.tag))
+    for result in out:
+        shown = {k: v[: args.show] for k, v in result["misses"].items()}
+        print(json.dumps({**result, "misses": shown}, indent=1, default=str))
+    if args.out:
+        args.out.write_text(json.dumps(out, indent=1, default=str) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

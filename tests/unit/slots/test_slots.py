@@ -1,0 +1,67 @@
+"""Slot reading from the words (hmem.slots): subject + slot + value, single or multi,
+and which statements are rivals. Sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from hmem.slots import read_slot, rivals, states_newer_value
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "slot", "value"),
+    [
+        ("My name is Ada.", "user", "name", "ada"),
+        ("Call me Bo from now on.", "user", "name", "bo"),
+        ("Cleo is what I go by these days.", "user", "name", "cleo"),
+        ("Teal is my favourite colour now.", "user", "favourite:colour", "teal"),
+        ("My favorite board game has changed to Azul.", "user", "favourite:board game", "azul"),
+        ("Rui's favourite drink is chai.", "rui", "favourite:drink", "chai"),
+        ("Correction: my birthday is actually May 13, not May 3.", "user", "birthday", "may 13"),
+        ("Rui moved from Lisbon to Porto last month.", "rui", "residence", "porto"),
+        ("My sister lives in Oslo.", "user.sister", "residence", "oslo"),
+        ("We just had our third child!", "user", "count:child", "3"),
+        ("Ines had her second child.", "ines", "count:child", "2"),
+        ("I traded my Kia Niro for a Volvo XC40.", "user", "car", "volvo xc40"),
+        ("Mia's office is in Rome.", "mia", "office", "in rome"),
+        ("I speak Korean.", "user", "speak", "korean"),
+    ],
+)
+def test_a_statement_reads_as_subject_slot_value(
+    text: str, subject: str, slot: str, value: str
+) -> None:
+    reading = read_slot(text)
+    assert (reading.subject, reading.slot, reading.value) == (subject, slot, value)
+
+
+def test_single_valued_by_the_data_or_a_change_cue_multi_valued_otherwise() -> None:
+    assert read_slot("My name is Ada.").single
+    assert not read_slot("I speak Korean.").single  # values add up
+    assert read_slot("I play squash now instead.").single  # a change cue: one at a time
+    assert not read_slot("Kai is now ready to help others.").single  # "now" alone is not
+    assert not read_slot("I bought new running shoes.").single  # "new" alone is no change
+    assert not read_slot("I have a dog named Rex.").single  # pets add up
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "expected"),
+    [
+        ("My name is Ada.", "Bo is what I go by now.", True),
+        ("I live in Lisbon.", "I just moved to Porto.", True),
+        ("I drink coffee every morning.", "I switched to tea; I no longer drink coffee.", True),
+        ("I live in Lisbon.", "My sister lives in Porto.", False),  # another person
+        ("My favourite colour is teal.", "Rui's favourite colour is red.", False),
+        ("I speak Spanish.", "I speak German.", False),  # multi-valued
+        ("I have a cat named Mochi.", "We also adopted a dog called Rex.", False),
+        ("Mia lives in Rome.", "Mia's office is in Rome.", False),  # another slot
+    ],
+)
+def test_rivals_are_other_values_of_one_single_valued_slot(
+    older: str, newer: str, expected: bool
+) -> None:
+    assert rivals(read_slot(newer), read_slot(older)) is expected
+
+
+def test_states_newer_value_cannot_tell_without_a_slot() -> None:
+    assert states_newer_value("The weather was lovely.", "I live in Porto.") is None
+    assert states_newer_value("I live in Lisbon.", "I moved to Porto.") is True
