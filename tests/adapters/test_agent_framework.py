@@ -8,11 +8,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from agent_framework import Agent, BaseChatClient, ChatResponse, Message
 from neo4j import Driver
+from neo4j.exceptions import DriverError
 
 from hmem import Config, Memory
-from hmem.faces.adapters.agent_framework import HEADER, HmemContextProvider
+from hmem.errors import ValidationError
+from hmem.faces.adapters.agent_framework import HEADER, HmemContextProvider, agent_user
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -91,3 +94,74 @@ def test_agent_story_over_http(
         tmp_path,
         lambda c, u, o: tell_the_story(c, u, o, fake_openai),
     )
+
+
+async def _scoped_and_closed(memory: Memory, user: str, other: str) -> None:
+    """Agent scoping, the context prompt, and ``async with`` on one backend."""
+    prompt = "## What you know about this customer"
+    async with (
+        HmemContextProvider(
+            memory, user_id=user, agent_id="travel", context_prompt=prompt
+        ) as travel,
+        HmemContextProvider(memory, user_id=user, agent_id="billing") as billing,
+    ):
+        assert travel.memory_user == agent_user(user, "travel") == f"{user}.agent-travel"
+        travel_client = ScriptedClient(["Noted.", "Window seat, noted."])
+        travel_agent = Agent(client=travel_client, context_providers=[travel])
+        await travel_agent.run("I prefer window seats.", session=travel_agent.create_session())
+        await travel_agent.run("Which seat do I like?", session=travel_agent.create_session())
+        [block] = [m for m in travel_client.seen[-1] if m.text.startswith(prompt)]
+        assert "I prefer window seats" in block.text and block.role == "user"
+
+        billing_client = ScriptedClient(["I don't know."])
+        billing_agent = Agent(client=billing_client, context_providers=[billing])
+        await billing_agent.run("Which seat do I like?", session=billing_agent.create_session())
+        assert "window seats" not in billing_client.shown()  # another agent's memory
+    assert travel.closed and billing.closed
+    session = Agent(client=ScriptedClient([]), context_providers=[travel]).create_session()
+    with pytest.raises(RuntimeError, match="closed"):
+        await Agent(client=ScriptedClient([]), context_providers=[travel]).run(
+            "hello", session=session
+        )
+
+
+def test_agent_scoping_context_prompt_and_async_close(
+    memory: Memory, user_id: str, other_user: str
+) -> None:
+    asyncio.run(_scoped_and_closed(memory, user_id, other_user))
+    scoped = f"{user_id}.agent-travel"
+    assert [f.text for f in memory.facts(user_id=scoped)] == ["I prefer window seats."]
+    assert memory.facts(user_id=user_id) == []  # the user's unscoped memory: untouched
+    assert memory.facts(user_id=f"{user_id}.agent-billing") == []
+    # the backend passed in stays open after the providers closed; erasure is hmem's
+    memory.erase_user(scoped)
+    assert memory.facts(user_id=scoped) == []
+    with pytest.raises(ValidationError):
+        agent_user(user_id, "a.b")  # no '.': two (user, agent) pairs never share a user
+    with pytest.raises(ValidationError):
+        HmemContextProvider(memory, user_id=f"{user_id}.agent-x")
+
+
+def test_close_backend_shuts_down_only_a_backend_the_provider_owns(config: Config) -> None:
+    owned = Memory(config)  # its own driver: shut down, the driver is closed
+
+    async def run() -> None:
+        async with HmemContextProvider(owned, user_id="u1", close_backend=True) as provider:
+            assert provider.port.backend is owned
+        owned.facts(user_id="u1")  # after aclose: the driver it owned is closed
+
+    with pytest.raises(DriverError, match="closed"):
+        asyncio.run(run())
+
+
+def test_a_secret_is_not_remembered_and_the_run_goes_on(memory: Memory, user_id: str) -> None:
+    async def run() -> str:
+        provider = HmemContextProvider(memory, user_id=user_id)
+        agent = Agent(client=ScriptedClient(["Noted."]), context_providers=[provider])
+        said = "My card is 4111 1111 1111 1111."
+        await agent.run(said, session=agent.create_session())
+        answer = await agent.run("I live in Lyon.", session=agent.create_session())
+        return answer.text
+
+    assert asyncio.run(run()) == "Noted."
+    assert [f.text for f in memory.facts(user_id=user_id)] == ["I live in Lyon."]

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from agents import Agent, RunConfig, Runner, SQLiteSession, set_tracing_disabled
+from agents.exceptions import UserError
 from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
 from neo4j import Driver
 
@@ -120,6 +121,100 @@ def test_the_session_keeps_history_inside_and_forwards_turns_to_add(
         asyncio.run(session.clear_session())
         assert asyncio.run(session.get_items()) == []
         assert memory.facts(user_id=user_id) != []  # clearing history erases no memory
+
+
+def _said(memory: Memory, user: str) -> list[str]:
+    return sorted(f.text for f in memory.facts(user_id=user))
+
+
+def test_a_session_without_a_model_runs_and_remembers_the_users_statements(
+    memory: Memory, user_id: str, tmp_path: Path
+) -> None:
+    """Defect 3 (issue 46): add_items raised ModelNotConfiguredError after the inner
+    session had stored the item, so every run with the session failed."""
+    assert not memory.extraction_configured
+    inner = SQLiteSession("s-nomodel", str(tmp_path / "history.sqlite3"))
+    session = HmemSession(inner, memory, user_id=user_id)  # defaults: background=True
+    agent = Agent(name="a", model=ScriptedModel([[assistant_message("Paris, noted.")]]))
+    result = asyncio.run(Runner.run(agent, "I moved to Paris in November.", session=session))
+    assert result.final_output == "Paris, noted."
+    items = asyncio.run(session.get_items())
+    assert items[0] == {"role": "user", "content": "I moved to Paris in November."}
+    assert [i.get("role") for i in items] == ["user", "assistant"]
+    # model-free: the user's statement as said; the assistant's words and questions are not
+    asyncio.run(session.add_items([{"role": "user", "content": "Where do I live?"}]))
+    assert _said(memory, user_id) == ["I moved to Paris in November."]
+    assert session.close() is None  # SQLiteSession's close is sync: closed, hmem stays open
+    with pytest.raises(RuntimeError, match="closed"):
+        asyncio.run(inner.add_items([]))
+    assert _said(memory, user_id) == ["I moved to Paris in November."]
+
+
+def test_the_run_contexts_user_is_the_sessions_user(
+    memory: Memory, user_id: str, other_user: str, tmp_path: Path
+) -> None:
+    db = str(tmp_path / "history.sqlite3")
+    shared = HmemSession(SQLiteSession("s-ctx", db), memory)  # no user: the run's
+    agent = Agent(name="a", model=ScriptedModel([[assistant_message("Noted.")]]))
+    asyncio.run(
+        Runner.run(agent, "I play the cello.", session=shared, context={"user_id": user_id})
+    )
+    assert _said(memory, user_id) == ["I play the cello."]
+    assert _said(memory, other_user) == []
+
+    # a session made for one user refuses a run of another: nothing stored anywhere
+    mine = HmemSession(SQLiteSession("s-mine", db), memory, user_id=user_id)
+    agent = Agent(name="a", model=ScriptedModel([[assistant_message("Noted.")]]))
+    with pytest.raises(UserError, match="belongs to user"):
+        asyncio.run(
+            Runner.run(agent, "I hate cellos.", session=mine, context={"user_id": other_user})
+        )
+    assert asyncio.run(mine.get_items()) == []
+    assert _said(memory, other_user) == [] and _said(memory, user_id) == ["I play the cello."]
+
+    # no user anywhere: refused before anything is stored
+    nobody = HmemSession(SQLiteSession("s-nobody", db), memory)
+    with pytest.raises(UserError, match="needs the session's user"):
+        asyncio.run(nobody.add_items([{"role": "user", "content": "I like tea."}]))
+    assert asyncio.run(nobody.get_items()) == []
+
+
+def test_a_secret_is_not_remembered_and_the_run_goes_on(
+    memory: Memory, user_id: str, tmp_path: Path
+) -> None:
+    session = HmemSession(
+        SQLiteSession("s-secret", str(tmp_path / "h.sqlite3")), memory, user_id=user_id
+    )
+    items: list[Any] = [
+        {"role": "user", "content": "My card is 4111 1111 1111 1111."},
+        {"role": "user", "content": "I live in Lyon."},
+    ]
+    asyncio.run(session.add_items(items))
+    assert asyncio.run(session.get_items()) == items  # the history is the app's, as given
+    assert _said(memory, user_id) == ["I live in Lyon."]
+    assert "4111" not in json.dumps(memory.export(user_id).model_dump(mode="json"))
+
+
+def test_erasure_and_isolation_hold_through_the_session(
+    memory: Memory, user_id: str, other_user: str, tmp_path: Path
+) -> None:
+    db = str(tmp_path / "h.sqlite3")
+    mine = HmemSession(SQLiteSession("s-1", db), memory, user_id=user_id)
+    theirs = HmemSession(
+        SQLiteSession("s-1", str(tmp_path / "other.sqlite3")), memory, user_id=other_user
+    )
+    asyncio.run(mine.add_items([{"role": "user", "content": "I work at Acme in Oslo."}]))
+    asyncio.run(theirs.add_items([{"role": "user", "content": "I work at Globex in Rome."}]))
+    found = memory.search("Where does the user work, Acme in Oslo?", user_id=other_user)
+    assert found.hits and {h.fact.user_id for h in found.hits} == {other_user}
+    assert all("Acme" not in h.fact.text for h in found.hits)
+    # clearing the history erases no memory; hmem's erasure erases it
+    asyncio.run(mine.clear_session())
+    assert asyncio.run(mine.get_items()) == []
+    assert _said(memory, user_id) == ["I work at Acme in Oslo."]
+    memory.erase_user(user_id)
+    assert _said(memory, user_id) == []
+    assert _said(memory, other_user) == ["I work at Globex in Rome."]
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    RetryPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -111,6 +112,45 @@ def test_forget_closes_and_history_reads_through_the_toolset(memory: Memory, use
     # no deps, no user: the run fails before any tool can reach a store
     with pytest.raises(ValueError, match="user_id"):
         asyncio.run(agent.run("hello", deps={}))
+
+
+def test_a_secret_is_refused_as_a_model_retry_and_erasure_holds(
+    memory: Memory, user_id: str, other_user: str
+) -> None:
+    """The write policy through the toolset: the model is told with Pydantic AI's own
+    retry (``ModelRetry``) and nothing is stored; an erased user's memory is gone from
+    recall, another user's stays."""
+    calls = iter(
+        [
+            ("remember", {"text": "Maya's card is 4111 1111 1111 1111."}),
+            ("remember", {"text": "Maya lives in Lyon."}),
+            ("recall", {"query": ""}),
+        ]
+    )
+    told: list[str] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        told.extend(
+            str(p.content) if isinstance(p, ToolReturnPart) else p.model_response()
+            for p in messages[-1].parts
+            if isinstance(p, ToolReturnPart | RetryPromptPart)
+        )
+        step = next(calls, None)
+        return Script.call(*step[:1], **step[1]) if step else ModelResponse([TextPart("ok")])
+
+    agent = Agent(FunctionModel(model), deps_type=Deps, capabilities=[HmemMemory(memory)])
+    asyncio.run(agent.run("Remember my card.", deps=Deps(user_id)))
+    assert "PolicyRefusal" in told[0] and "4111" not in told[0]
+    assert told[1].startswith("Remembered as ")
+    assert "Maya lives in Lyon." in told[2] and "4111" not in told[2]
+    assert [f.text for f in memory.facts(user_id=user_id)] == ["Maya lives in Lyon."]
+    memory.remember("Maya's neighbour lives in Lyon.", user_id=other_user)
+    memory.erase_user(user_id)
+    calls = iter([("recall", {"query": "Lyon"})])
+    told.clear()
+    asyncio.run(agent.run("Where do I live?", deps=Deps(user_id)))
+    assert told == ["Nothing is remembered about that yet."]
+    assert [f.text for f in memory.facts(user_id=other_user)] == ["Maya's neighbour lives in Lyon."]
 
 
 @pytest.fixture(scope="module")

@@ -12,19 +12,22 @@ questions state nothing, so both are left out there, as the extractor leaves the
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from hmem.errors import ModelNotConfiguredError
+from hmem.errors import ModelNotConfiguredError, PolicyRefusal
 from hmem.faces.adapters._core import Port
 from hmem.models import WriteResult
 from hmem.recall.context import render_hit
 from hmem.recall.models import Hit, SearchResult
 
-__all__ = ["Turn", "TurnWriter", "dated_lines", "hit_line"]
+__all__ = ["Turn", "TurnWriter", "dated_lines", "hit_line", "write_unrefused"]
+
+_log = logging.getLogger(__name__)
 
 Role = Literal["user", "assistant"]
 
@@ -133,6 +136,28 @@ class TurnWriter:
         if tracked is not None:
             self._mark(tracked, todo)
         return result
+
+
+async def write_unrefused(
+    writer: TurnWriter,
+    user_id: str,
+    turns: Sequence[Turn],
+    *,
+    session_id: str | None = None,
+    track: Hashable | None = None,
+) -> None:
+    """``writer.write`` for a framework whose run must not fail on what its user said:
+    when the write policy refuses (model-free, ``remember`` refuses a statement with a
+    secret), each turn is written alone and the refused ones are left out, logged with
+    the kind refused, never the text. (With a model, ``add`` redacts and goes on.)"""
+    try:
+        await writer.write(user_id, turns, session_id=session_id, track=track)
+    except PolicyRefusal:
+        for turn in turns:
+            try:
+                await writer.write(user_id, [turn], session_id=session_id, track=track)
+            except PolicyRefusal as exc:
+                _log.warning("hmem did not remember a %s turn: refused (%s)", turn.role, exc.kind)
 
 
 def _question(text: str) -> bool:

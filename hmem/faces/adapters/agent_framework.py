@@ -3,28 +3,39 @@
     from agent_framework import Agent
     from hmem.faces.adapters.agent_framework import HmemContextProvider
 
-    agent = Agent(client=..., context_providers=[HmemContextProvider(backend, user_id="maya")])
-    session = agent.create_session()
-    await agent.run("I moved from London to Paris last month.", session=session)
+    async with HmemContextProvider(backend, user_id="maya") as memory:
+        agent = Agent(client=..., context_providers=[memory])
+        session = agent.create_session()
+        await agent.run("I moved from London to Paris last month.", session=session)
 
 | Agent Framework | hmem                                                                    |
 |-----------------|-------------------------------------------------------------------------|
-| ``before_run``  | ``search`` with the input text → a user-role message of dated facts     |
-|                 | (``context.extend_messages``), as the first-party Mem0 provider does    |
+| ``before_run``  | ``search`` with the input text → a user-role message: ``context_prompt``|
+|                 | then the dated facts (``context.extend_messages``), as the first-party  |
+|                 | Mem0 provider does                                                      |
 | ``after_run``   | ``add`` of the input and response messages not sent before, with the    |
 |                 | session's id (model-free: the user's turns as said)                     |
+| ``aclose`` /    | closes the backend only when ``close_backend=True`` (the provider made  |
+| ``async with``  | it its own); a backend you pass stays yours, open                       |
 
-The user is ``user_id``, fixed at construction, never the model's to choose; this
-provider offers no tool, and erases nothing.
+Scoping: ``user_id`` is the memory's owner, fixed at construction, never the model's to
+choose. ``agent_id`` gives an agent a memory of the user of its own (like Mem0's
+``agent_id``): it reads and writes the hmem user ``<user_id>.agent-<agent_id>``
+(``agent_user``), so other agents (and the user's unscoped memory) never see it; hmem's
+erasure erases it as that user (``erase_user(provider.memory_user)``).
+This provider offers no tool, and erases nothing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
+from hmem.errors import ValidationError
 from hmem.faces.adapters._core import Backend, Port, check_user, missing
-from hmem.faces.adapters._turns import Turn, TurnWriter, dated_lines
+from hmem.faces.adapters._turns import Turn, TurnWriter, dated_lines, write_unrefused
 from hmem.recall.models import SearchResult
 
 try:
@@ -32,10 +43,29 @@ try:
 except ImportError as exc:  # the framework is the agent-framework extra
     raise missing("agent-framework-core", "agent-framework") from exc
 
-__all__ = ["HmemContextProvider"]
+__all__ = ["DEFAULT_CONTEXT_PROMPT", "HEADER", "HmemContextProvider", "agent_user"]
 
 SOURCE = "agent-framework"
-HEADER = "## Memories about the user (hmem; dates: when true; replaced = no longer true)"
+DEFAULT_CONTEXT_PROMPT = (
+    "## Memories about the user (hmem; dates: when true; replaced = no longer true)"
+)
+HEADER = DEFAULT_CONTEXT_PROMPT  # the name earlier releases exported
+AGENT_MARK = ".agent-"
+_AGENT = re.compile(r"[A-Za-z0-9_-]{1,48}")
+
+
+def agent_user(user_id: str, agent_id: str) -> str:
+    """The hmem user holding one agent's memory of ``user_id``: ``<user_id>.agent-<agent_id>``.
+
+    ``agent_id`` is 1-48 letters, digits, ``_`` or ``-`` (no ``.``), and a ``user_id``
+    that already holds ``.agent-`` is refused, so no two (user, agent) pairs, and no
+    plain user of this provider, share one hmem user."""
+    user = check_user(user_id)
+    if AGENT_MARK in user:
+        raise ValidationError(f"a user id holding {AGENT_MARK!r} is reserved for agent scopes")
+    if not isinstance(agent_id, str) or not _AGENT.fullmatch(agent_id):
+        raise ValidationError("an agent_id is 1-48 letters, digits, '_' or '-'")
+    return check_user(f"{user}{AGENT_MARK}{agent_id}")
 
 
 class HmemContextProvider(ContextProvider):
@@ -46,16 +76,49 @@ class HmemContextProvider(ContextProvider):
         backend: Backend,
         *,
         user_id: str,
+        agent_id: str | None = None,
+        context_prompt: str = DEFAULT_CONTEXT_PROMPT,
         source_id: str = "hmem",
         k: int = 10,
         extract: bool | None = None,
         background: bool = False,
+        close_backend: bool = False,
     ) -> None:
         super().__init__(source_id)
         self.user_id = check_user(user_id)
+        if AGENT_MARK in self.user_id:
+            raise ValidationError(f"a user id holding {AGENT_MARK!r} is reserved for agent scopes")
+        self.agent_id = agent_id
+        self.memory_user = self.user_id if agent_id is None else agent_user(user_id, agent_id)
+        self.context_prompt = context_prompt
         self.port = Port(backend)
         self.k = k
         self.writer = TurnWriter(self.port, source=SOURCE, extract=extract, background=background)
+        self.close_backend = close_backend
+        self.closed = False
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop serving runs; shut the backend down only if ``close_backend=True``."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.close_backend:
+            await self.port.acall("shutdown")
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise RuntimeError("this HmemContextProvider is closed")
 
     async def before_run(
         self,
@@ -65,13 +128,17 @@ class HmemContextProvider(ContextProvider):
         context: SessionContext,
         state: dict[str, Any],
     ) -> None:
+        self._check_open()
         query = " ".join(m.text for m in context.input_messages if m.role == "user" and m.text)
         if not query.strip():
             return
-        found: SearchResult = await self.port.acall("search", query, user_id=self.user_id, k=self.k)
+        found: SearchResult = await self.port.acall(
+            "search", query, user_id=self.memory_user, k=self.k
+        )
         if found.hits:
             lines = "\n".join(f"- {line}" for line in dated_lines(found))
-            context.extend_messages(self.source_id, [Message("user", [f"{HEADER}\n{lines}"])])
+            text = f"{self.context_prompt}\n{lines}"
+            context.extend_messages(self.source_id, [Message("user", [text])])
 
     async def after_run(
         self,
@@ -81,6 +148,7 @@ class HmemContextProvider(ContextProvider):
         context: SessionContext,
         state: dict[str, Any],
     ) -> None:
+        self._check_open()
         said: Sequence[Message] = list(context.input_messages)
         if context.response is not None:
             said = [*said, *context.response.messages]
@@ -93,9 +161,10 @@ class HmemContextProvider(ContextProvider):
             for m in said
             if m.role in ("user", "assistant") and m.text and m.text.strip()
         ]
-        await self.writer.write(
-            self.user_id,
+        await write_unrefused(
+            self.writer,
+            self.memory_user,
             turns,
             session_id=session.session_id,
-            track=(self.user_id, session.session_id),
+            track=(self.memory_user, session.session_id),
         )

@@ -13,28 +13,32 @@
 * ``hmem_input_filter(backend)`` — for ``RunConfig.call_model_input_filter``: searches
   with the latest user message and puts hmem's dated memory block before it, as a
   user-role item (an ``instructions`` callable cannot see the new input).
-* ``HmemSession(inner, backend, user_id=...)`` — the conversation history stays in
-  ``inner`` (any SDK ``Session``, e.g. ``SQLiteSession``); each user / assistant message
-  added is also sent to hmem's ``add`` (the extractor, one call per batch of turns;
-  ``background=True`` by default). ``clear_session`` clears the history only: hmem's
-  memory is never erased through a session.
+* ``HmemSession(inner, backend)`` — a ``Session``: the conversation history is
+  ``inner``'s (any SDK ``Session``: ``SQLiteSession``, ``RedisSession``, ...), exactly as
+  given; each user / assistant message added also goes to hmem's ``add`` (one extractor
+  call per batch; ``background=True`` by default), or, without a language model, the
+  user's statements to ``remember`` as said. ``clear_session`` clears the history only:
+  hmem's memory is never erased through a session.
 
 The user comes from the run context (``context.user_id`` / ``context["user_id"]`` or your
-``user_of(context)``), or for a session from its constructor, never from a tool
-argument; no tool erases anything.
+``user_of(context)``; the SDK passes it to a session's methods as ``wrapper``), or for a
+session used outside a run from its ``user_id``; never from a tool argument or the model.
+No tool erases anything.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from hmem.errors import HmemError
 from hmem.faces.adapters._core import Backend, Port, check_user, missing, tool_error
+from hmem.faces.adapters._turns import Turn, TurnWriter, write_unrefused
 
 try:
     from agents import FunctionTool, RunContextWrapper, function_tool
+    from agents.exceptions import UserError
     from agents.items import TResponseInputItem
     from agents.memory import Session, SessionABC, SessionSettings
     from agents.run_config import CallModelData, ModelInputData
@@ -44,6 +48,7 @@ except ImportError as exc:  # the framework is the openai-agents extra
 __all__ = ["HmemSession", "UserOf", "hmem_input_filter", "hmem_tools", "user_from_context"]
 
 UserOf = Callable[[Any], str]
+SOURCE = "openai-agents"
 
 
 def user_from_context(context: Any) -> str:
@@ -108,7 +113,7 @@ def hmem_tools(backend: Backend, *, user_of: UserOf = user_from_context) -> list
                 supersedes=supersedes or (),
                 valid_from=valid_from,
                 valid_to=valid_to,
-                source="openai-agents",
+                source=SOURCE,
             )
         except HmemError as exc:
             return tool_error(exc)
@@ -185,51 +190,139 @@ def hmem_input_filter(
     return memory_filter
 
 
+def _accepts_wrapper(method: Any) -> bool:
+    """Whether a session method takes the run's context (the SDK's opt-in: a ``wrapper``
+    parameter that can be passed by keyword)."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.name == "wrapper" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        for p in parameters
+    )
+
+
+async def _inner_call(method: Any, *args: Any, wrapper: RunContextWrapper[Any] | None) -> Any:
+    """Call the inner session's method, with the run's context when it takes it."""
+    if wrapper is not None and _accepts_wrapper(method):
+        return await method(*args, wrapper=wrapper)
+    return await method(*args)
+
+
 class HmemSession(SessionABC):
-    """History in ``inner``; the user's and assistant's messages also go to hmem's ``add``."""
+    """An SDK ``Session`` whose history is ``inner``'s, exactly as given; the user's and
+    the assistant's messages also go to hmem, so what was said becomes memory.
+
+    * History: ``get_items`` (``limit``, else ``session_settings.limit``; the latest
+      items in order), ``add_items``, ``pop_item``, ``clear_session`` are ``inner``'s,
+      so the items come back as they went in (the dict, its keys, its order).
+      ``session_settings`` is ``inner``'s too.
+    * Memory: each batch of messages goes to hmem's ``add`` (one extractor call;
+      ``background=True`` by default). Without a language model
+      (``ModelNotConfiguredError``) the user's statements are remembered as said
+      (``remember``, one per statement; questions and the assistant's words are not the
+      user's facts): a session never fails for want of a model. With a model, the facts
+      extracted are beside the verbatim history, not instead of it.
+    * The user: the run context's (``context.user_id`` / ``context["user_id"]``, or
+      your ``user_of(context)``) when the runner passes it (the SDK passes the run's
+      context to sessions that take ``wrapper``, as this one does), else ``user_id``
+      given here. A run whose user is not the session's ``user_id`` is refused
+      (``UserError``): a session never writes one user's words into another's memory.
+    * The write policy: a statement hmem refuses (a secret) is not remembered (logged
+      with its kind, never its text); the history keeps what the run said, and the run
+      goes on. ``clear_session`` clears the history only: hmem's memory is erased only
+      by hmem's erasure (``erase_user``), never through a session.
+    * ``close()`` closes ``inner`` as it closes (SQLiteSession's is sync; an async one's
+      result is awaited by the caller); the hmem backend is the caller's and stays open.
+    """
 
     def __init__(
         self,
         inner: Session,
         backend: Backend,
         *,
-        user_id: str,
+        user_id: str | None = None,
+        user_of: UserOf = user_from_context,
         background: bool = True,
+        extract: bool | None = None,
     ) -> None:
         self.inner = inner
         self.session_id = inner.session_id
-        self.session_settings: SessionSettings | None = inner.session_settings
         self._port = Port(backend)
-        self._user_id = check_user(user_id)
-        self._background = background
+        self._user_id = None if user_id is None else check_user(user_id)
+        self._user_of = user_of
+        self._writer = TurnWriter(self._port, source=SOURCE, extract=extract, background=background)
 
-    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        items: list[TResponseInputItem] = await self.inner.get_items(limit)
+    @property  # type: ignore[override]  # the SDK declares a plain attribute
+    def session_settings(self) -> SessionSettings | None:
+        """``inner``'s settings (its ``limit`` applies when ``get_items`` gets none)."""
+        return self.inner.session_settings
+
+    @session_settings.setter
+    def session_settings(self, value: SessionSettings | None) -> None:
+        self.inner.session_settings = value
+
+    def user(self, wrapper: RunContextWrapper[Any] | None = None) -> str:
+        """The user this session writes for: the run context's, else ``user_id``."""
+        context = None if wrapper is None else wrapper.context
+        from_run = None
+        if context is not None:
+            try:
+                from_run = self._user_of(context)
+            except ValueError:  # a context without a user: the session's own
+                if self._user_id is None:
+                    raise
+        if from_run is not None and self._user_id is not None and from_run != self._user_id:
+            raise UserError(
+                f"this HmemSession belongs to user {self._user_id!r}; the run's user is "
+                f"{from_run!r}: one user's conversation never goes into another's memory"
+            )
+        user = from_run or self._user_id
+        if user is None:
+            raise UserError(
+                "hmem needs the session's user: HmemSession(..., user_id=...) or "
+                "Runner.run(..., context={'user_id': ...})"
+            )
+        return user
+
+    async def get_items(
+        self, limit: int | None = None, *, wrapper: RunContextWrapper[Any] | None = None
+    ) -> list[TResponseInputItem]:
+        items: list[TResponseInputItem] = await _inner_call(
+            self.inner.get_items, limit, wrapper=wrapper
+        )
         return items
 
-    async def add_items(self, items: list[TResponseInputItem]) -> None:
-        await self.inner.add_items(items)
+    async def add_items(
+        self, items: list[TResponseInputItem], *, wrapper: RunContextWrapper[Any] | None = None
+    ) -> None:
+        user = self.user(wrapper)  # before anything is stored: a wrong user stores nothing
+        await _inner_call(self.inner.add_items, items, wrapper=wrapper)
         raw: list[Any] = list(items)  # a union of many TypedDicts: read as plain dicts
-        messages = [
-            {"role": str(item["role"]), "content": text}
+        turns = [
+            Turn(role=item["role"], text=text)
             for item in raw
             if isinstance(item, Mapping)
             and item.get("role") in ("user", "assistant")
             and (text := _text(item))
         ]
-        if messages:
-            await self._port.acall(
-                "add",
-                messages,
-                user_id=self._user_id,
-                session_id=self.session_id,
-                observed_at=datetime.now(UTC),
-                background=self._background,
-            )
+        if not turns:
+            return
+        await write_unrefused(self._writer, user, turns, session_id=self.session_id)
 
-    async def pop_item(self) -> TResponseInputItem | None:
-        item: TResponseInputItem | None = await self.inner.pop_item()
+    async def pop_item(
+        self, *, wrapper: RunContextWrapper[Any] | None = None
+    ) -> TResponseInputItem | None:
+        item: TResponseInputItem | None = await _inner_call(self.inner.pop_item, wrapper=wrapper)
         return item
 
-    async def clear_session(self) -> None:
-        await self.inner.clear_session()  # the history only: memory is closed, never erased
+    async def clear_session(self, *, wrapper: RunContextWrapper[Any] | None = None) -> None:
+        # the history only: hmem's memory is erased by erase_user, never by a session
+        await _inner_call(self.inner.clear_session, wrapper=wrapper)
+
+    def close(self) -> Any:
+        """Close ``inner`` as it closes (returns what its ``close`` returns: None, or an
+        awaitable for an async session); the hmem backend is the caller's, left open."""
+        close = getattr(self.inner, "close", None)
+        return close() if callable(close) else None
