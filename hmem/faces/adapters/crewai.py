@@ -399,7 +399,7 @@ class HmemCrewMemory(Memory):
         root = root_scope if root_scope is not None else self.root_scope
         if scope is None and not root:
             return None
-        return join_scope_paths(root, scope)
+        return str(join_scope_paths(root, scope))
 
     # -- reads --------------------------------------------------------------------------
     def recall(
@@ -455,7 +455,7 @@ class HmemCrewMemory(Memory):
         if not content.strip():
             return []
         if "llm" in self.model_fields_set:
-            return super().extract_memories(content)
+            return list(super().extract_memories(content))
         return [content]
 
     # -- writes -------------------------------------------------------------------------

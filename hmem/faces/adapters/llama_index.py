@@ -122,7 +122,7 @@ class HmemMemoryBlock(BaseMemoryBlock[str]):
         for postprocessor in self.node_postprocessors:
             nodes = await postprocessor.apostprocess_nodes(nodes, query_str=query)
         text = "\n".join(f"- {n.node.get_content()}" for n in nodes)
-        return self.format_template.format(text=text)
+        return str(self.format_template.format(text=text))
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         said = [(m, _text(m)) for m in messages]
