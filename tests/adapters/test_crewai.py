@@ -19,7 +19,7 @@ import pytest
 from neo4j import Driver
 from pydantic import Field
 
-from hmem import AsyncClient, Client, Config, Memory
+from hmem import AsyncClient, Client, Config, Memory, PolicyRefusal
 
 with warnings.catch_warnings():
     # crewai 1.15's lazy package (crewai.rag) warns on import of its own child module
@@ -124,23 +124,103 @@ def test_crew_story_over_http(
             assert [f.text for f in sync.facts(user_id=user)] == [story.PARIS_FACT]
 
 
-def test_update_supersedes_forget_closes_reset_refused(mem: Memory, user_id: str) -> None:
+def test_update_supersedes_forget_and_reset_close(mem: Memory, user_id: str) -> None:
     memory = HmemCrewMemory(backend=mem, user_id=user_id, extract=False)
     try:
         record = memory.remember("I work at Acme.")
         assert record is not None and record.id
-        newer = memory.update(record.id, content="I work at Apex Labs.")
+        memory.update(record.id, content="I work at Apex Labs.")
+        [newer] = memory.list_records()
+        assert newer.content == "I work at Apex Labs." and newer.id != record.id
         [step] = mem.history(newer.id, user_id=user_id).predecessors
         assert step.fact.id == record.id  # the old record kept as history
+        assert memory.hmem_storage.get_record(record.id) == newer  # the old id finds it
         [match] = memory.recall("Apex Labs", limit=5)
-        assert "Apex Labs" in match.record.content and "since " in match.record.content
+        assert match.record.content == "I work at Apex Labs."  # as given
         assert memory.forget(record_ids=[newer.id]) == 1
-        assert mem.facts(user_id=user_id) == []
+        assert mem.facts(user_id=user_id) == [] and memory.list_records() == []
         assert mem.restore(newer.id, user_id=user_id).is_open  # closed, not erased
-        with pytest.raises(ValueError, match="by id only"):
-            memory.forget(scope="/")
-        with pytest.raises(PermissionError, match="erase_user"):
-            memory.reset()
+        memory.remember("Team note", scope="/team")
+        assert memory.forget(scope="/team") == 1
+        assert [r.id for r in memory.list_records()] == [newer.id]
+        memory.reset()
+        assert memory.list_records() == []
+        assert len(mem.facts(user_id=user_id, include_closed=True)) == 3  # all restorable
+    finally:
+        memory.close()
+
+
+def test_read_only_update_writes_nothing(mem: Memory, user_id: str) -> None:
+    """Defect 6 of issue 46: update() wrote on a read_only memory."""
+    memory = HmemCrewMemory(backend=mem, user_id=user_id, extract=False)
+    try:
+        record = memory.remember("original", scope="/a", importance=0.5)
+        assert record is not None
+        memory.read_only = True
+        returned = memory.update(record.id, content="rewritten", importance=0.9)
+        assert (returned.content, returned.importance) == ("original", 0.5)
+        assert [f.text for f in mem.facts(user_id=user_id, include_closed=True)] == ["original"]
+        assert memory.remember("more") is None and memory.remember_many(["more"]) == []
+        assert [r.content for r in memory.list_records()] == ["original"]
+    finally:
+        memory.close()
+
+
+def test_records_come_back_as_given(mem: Memory, user_id: str, other_user: str) -> None:
+    memory = HmemCrewMemory(backend=mem, user_id=user_id, extract=False)
+    stranger = HmemCrewMemory(backend=mem, user_id=other_user, extract=False)
+    try:
+        record = memory.remember(
+            "We decided to use PostgreSQL for billing.",
+            scope="/project/billing",
+            categories=["decision", "database"],
+            metadata={"ticket": "BIL-12", "votes": 3},
+            importance=0.75,
+            source="architect",
+        )
+        assert record is not None
+        [stored] = memory.list_records()
+        assert stored.model_dump(exclude={"last_accessed", "created_at"}) == record.model_dump(
+            exclude={"last_accessed", "created_at"}
+        )
+        assert memory.list_scopes("/") == ["/project"]
+        assert memory.list_scopes("/project") == ["/project/billing"]
+        info = memory.info("/project")
+        assert info.record_count == 1 and info.categories == ["database", "decision"]
+        assert memory.list_categories() == {"decision": 1, "database": 1}
+        [match] = memory.recall("PostgreSQL billing", scope="/project", limit=3)
+        assert match.record.content == record.content and match.record.scope == record.scope
+        assert memory.recall("PostgreSQL billing", scope="/other") == []
+        # tenant isolation: another user's memory over the same hmem sees none of it
+        assert stranger.list_records() == [] and stranger.recall("PostgreSQL billing") == []
+        mem.erase_user(user_id)  # erasure: nothing left for CrewAI to list or recall
+        assert memory.list_records() == [] and memory.recall("PostgreSQL billing") == []
+    finally:
+        memory.close()
+        stranger.close()
+
+
+def test_private_records_follow_crewai_rule(mem: Memory, user_id: str) -> None:
+    memory = HmemCrewMemory(backend=mem, user_id=user_id, extract=False)
+    try:
+        memory.remember("worker notes about the Zephyr launch", private=True, source="w1")
+        memory.remember("team notes about the Zephyr launch")
+        seen = [m.record.content for m in memory.recall("Zephyr launch notes")]
+        assert seen == ["team notes about the Zephyr launch"]
+        as_owner = {m.record.content for m in memory.recall("Zephyr launch notes", source="w1")}
+        assert "worker notes about the Zephyr launch" in as_owner
+        everything = memory.recall("Zephyr launch notes", include_private=True)
+        assert len(everything) == 2
+    finally:
+        memory.close()
+
+
+def test_write_policy_refuses_a_secret(mem: Memory, user_id: str) -> None:
+    memory = HmemCrewMemory(backend=mem, user_id=user_id, extract=False)
+    try:
+        with pytest.raises(PolicyRefusal):
+            memory.remember("My password is hunter2-Blue-77!")
+        assert memory.list_records() == [] and mem.facts(user_id=user_id) == []
     finally:
         memory.close()
 

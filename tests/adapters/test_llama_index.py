@@ -8,12 +8,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.memory import Memory as LlamaMemory
 from neo4j import Driver
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from hmem import Config, Memory
+from hmem import Config, Memory, PolicyRefusal
 from hmem.faces.adapters.llama_index import HEADER, HmemMemoryBlock
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -96,3 +97,43 @@ def test_memory_block_story_over_http(
         tmp_path,
         lambda c, u, o: tell_the_story(c, u, o, fake_openai),
     )
+
+
+def test_put_stores_the_batch_as_given(memory: Memory, user_id: str, other_user: str) -> None:
+    """Model-free: every role, questions and answers, one fact per batch, in
+    VectorMemoryBlock's form; recall finds it by relevance, for this user only."""
+    block = HmemMemoryBlock(backend=memory, user_id=user_id, similarity_top_k=2)
+    said = [
+        ChatMessage(role="user", content="What's the capital of France?"),
+        ChatMessage(role="assistant", content="The capital of France is Paris."),
+    ]
+    asyncio.run(block.aput(said))
+    [fact] = memory.facts(user_id=user_id)
+    assert fact.text == (
+        "<message role='user'>What's the capital of France?</message>\n"
+        "<message role='assistant'>The capital of France is Paris.</message>"
+    )
+    asked = [ChatMessage(role="user", content="Tell me about Paris.")]
+    found = asyncio.run(block.aget(asked))
+    assert found.startswith(HEADER) and "The capital of France is Paris." in found
+    stranger = HmemMemoryBlock(backend=memory, user_id=other_user)
+    assert asyncio.run(stranger.aget(asked)) == ""  # tenant isolation
+    memory.erase_user(user_id)  # erasure
+    assert asyncio.run(block.aget(asked)) == ""
+
+
+def test_empty_or_textless_put_stores_nothing(memory: Memory, user_id: str) -> None:
+    block = HmemMemoryBlock(backend=memory, user_id=user_id)
+    assert asyncio.run(block.aget([])) == ""
+    asyncio.run(block.aput([]))
+    asyncio.run(block.aput([ChatMessage(role="user", content=None, blocks=[])]))
+    assert memory.facts(user_id=user_id) == []
+
+
+def test_write_policy_refuses_a_secret(memory: Memory, user_id: str) -> None:
+    block = HmemMemoryBlock(backend=memory, user_id=user_id)
+    with pytest.raises(PolicyRefusal):
+        asyncio.run(
+            block.aput([ChatMessage(role="user", content="My password is hunter2-Blue-77!")])
+        )
+    assert memory.facts(user_id=user_id) == []

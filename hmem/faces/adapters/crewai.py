@@ -6,40 +6,51 @@
     memory = HmemCrewMemory(backend=hmem.Client(url, api_key=key), user_id="maya")
     crew = Crew(agents=[...], tasks=[...], memory=memory)
 
-Crew's own machinery then calls it: before a task ``recall(task.description)`` (its
-lines reach the prompt as "Relevant memories"), after it ``extract_memories`` +
-``remember_many`` (the task as the user's turn, the result as the assistant's: hmem's
-extractor infers facts, dates and what they replace), and the "Search memory" / "Save
-to memory" tools CrewAI gives agents call ``recall`` / ``remember``.
+It is CrewAI's own ``Memory`` (scopes, ``MemoryScope`` / ``MemorySlice``, ``read_only``,
+``list_records``, ``info``, ``tree``, ``list_categories``, ``update``, ``forget``) over a
+storage backend that keeps each ``MemoryRecord`` as one hmem fact of the user: its
+content, id, scope, categories, metadata, importance, source and privacy come back as
+they were given. What hmem changes, and adds:
 
-| CrewAI                         | hmem                                                       |
-|--------------------------------|------------------------------------------------------------|
-| ``recall(query, limit)``       | ``search``: each hit with its world dates, replaced or not |
-| ``remember`` / ``remember_many``| ``add`` (model-free: the user's turn as said)             |
-| ``extract_memories(raw)``      | ``[raw]``: extraction is hmem's one model call             |
-| ``update(record_id, content)`` | ``remember(content, supersedes=[record_id])``: history kept |
-| ``forget(record_ids=...)``     | ``close`` each (a retraction, restorable)                  |
-| ``forget(scope/age/...)``, ``reset`` | refused: erasure is not the crew's call              |
+| CrewAI                          | hmem                                                       |
+|---------------------------------|------------------------------------------------------------|
+| ``recall(query, scope, limit)`` | ``search`` (hybrid: vector, full text, graph; its own      |
+|                                 | relevance cut-off), narrowed to the scope, categories and  |
+|                                 | private records the caller may see; no model call          |
+| ``remember`` / ``remember_many``| one fact per record, as given, stored before it returns   |
+|                                 | (no model: scope ``/``, importance 0.5 unless given)       |
+| ``extract_memories(raw)``       | with an ``llm`` given, CrewAI's; else ``[raw]``: the crew's |
+|                                 | after-task text goes to hmem's extractor (one model call), |
+|                                 | model-free it is stored as it is                          |
+| ``update(record_id, ...)``      | a new fact that SUPERSEDES the record (history kept);      |
+|                                 | the old id still finds the current record                  |
+| ``forget(...)``, ``reset``      | the matching records closed (a retraction: ``restore``     |
+|                                 | undoes it); erasing stays ``erase_user``, not the crew's   |
+| ``read_only=True``              | nothing written: remember, update, recall's access times   |
+
+Facts hmem learnt otherwise (its extractor, another face) are records of scope ``/``
+whose content is hmem's dated line (when true; replaced or not). A record's attributes
+are kept with the fact in at most 200 characters (a longer ``metadata``: ``ValueError``,
+nothing stored); ``last_accessed`` is refreshed in this process. The write policy holds:
+a secret is refused with ``hmem.errors.PolicyRefusal`` and nothing is stored.
 
 The user is ``user_id``, fixed when the memory is built; no tool or model picks it.
 CrewAI calls memory synchronously: ``hmem.Client`` or ``hmem.Memory`` fit as they are;
 an ``AsyncClient`` runs on the memory's own event loop and is shut down by ``close()``
 (give each memory its own).
-CrewAI's scopes, categories and importance are ignored: hmem's scope is the user.
 ``HmemRecallTool`` / ``HmemRememberTool`` serve agents without a crew memory, with
 ``as_of`` / ``as_of_event`` for the past.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Coroutine
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, PrivateAttr, field_validator
 
+from hmem.errors import ModelNotConfiguredError
 from hmem.faces.adapters._core import Backend, Port, check_user, missing
 from hmem.faces.adapters._turns import Turn, TurnWriter, hit_line
 from hmem.recall.models import SearchResult
@@ -47,9 +58,12 @@ from hmem.recall.models import SearchResult
 try:
     from crewai.memory.types import MemoryMatch, MemoryRecord
     from crewai.memory.unified_memory import Memory
+    from crewai.memory.utils import join_scope_paths
     from crewai.tools import BaseTool
 except ImportError as exc:  # the framework is the crewai extra
     raise missing("crewai", "crewai") from exc
+
+from hmem.faces.adapters._crewai_storage import HmemStorage, Loop, in_scope
 
 __all__ = ["HmemCrewMemory", "HmemRecallTool", "HmemRememberTool", "hmem_tools"]
 
@@ -57,54 +71,18 @@ SOURCE = "crewai"
 T = TypeVar("T")
 
 
-class _Loop:
-    """One private event loop on a thread: CrewAI calls memory synchronously, from
-    its own threads and from inside running loops, and an ``AsyncClient`` must stay
-    on the loop it first ran on."""
-
-    def __init__(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        with self._lock:
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                threading.Thread(target=self._serve, args=(loop,), daemon=True).start()
-                self._loop = loop
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
-
-    @staticmethod
-    def _serve(loop: asyncio.AbstractEventLoop) -> None:
-        asyncio.set_event_loop(loop)
-        loop.run_forever()
-        loop.close()
-
-    def stop(self) -> None:
-        with self._lock:
-            if self._loop is not None:
-                self._loop.call_soon_threadsafe(self._loop.stop)
-                self._loop = None
-
-
-class _NoStorage:
-    """Stands in for CrewAI's vector store (LanceDB by default), which hmem replaces:
-    nothing of CrewAI's storage path may run, or create a directory."""
-
-    def __getattr__(self, name: str) -> Any:
-        raise NotImplementedError(f"HmemCrewMemory keeps no CrewAI storage ({name})")
+def _is_dump(content: str) -> bool:
+    """CrewAI's after-task text ("Task: ...\\nResult: ...", an agent's kickoff "Input:
+    ...\\nResult: ..."), which ``extract_memories`` hands on for hmem's extractor."""
+    return content.startswith(("Task: ", "Input: ")) and "\nResult: " in content
 
 
 def _turns(content: str) -> list[Turn]:
-    """CrewAI's after-task dump ("Task: ...\\nAgent: ...\\nExpected result: ...\\n
-    Result: ...") as the user's request and the agent's answer; anything else as a
-    statement for the user."""
+    """CrewAI's after-task dump as the user's request and the agent's answer."""
     now = datetime.now(UTC)
-    if content.startswith("Task: ") and "\nResult: " in content:
-        head, result = content.split("\nResult: ", 1)
-        task = head.removeprefix("Task: ").split("\nAgent: ", 1)[0]
-        return [Turn("user", task, now), Turn("assistant", result, now)]
-    return [Turn("user", content, now)]
+    head, result = content.split("\nResult: ", 1)
+    task = head.removeprefix("Task: ").removeprefix("Input: ").split("\nAgent: ", 1)[0]
+    return [Turn("user", task, now), Turn("assistant", result, now)]
 
 
 class HmemCrewMemory(Memory):
@@ -114,21 +92,31 @@ class HmemCrewMemory(Memory):
     extract: bool | None = Field(
         default=None, description="hmem's extractor: None = when the backend has a model"
     )
-    storage: Any = Field(default_factory=_NoStorage)
-    _backend: Backend = PrivateAttr()
     _port: Port = PrivateAttr()
     _writer: TurnWriter = PrivateAttr()
-    _loop: _Loop = PrivateAttr(default_factory=_Loop)
+    _loop: Loop = PrivateAttr()
+    _model_free: bool = PrivateAttr(default=False)
 
     def __init__(self, *, backend: Backend, **data: Any) -> None:
+        port, loop = Port(backend), Loop()
+        user = check_user(data.get("user_id"))
+        data["storage"] = HmemStorage(port, user, loop)
         super().__init__(**data)
-        self._port = Port(backend)
-        self._writer = TurnWriter(self._port, source=SOURCE, extract=self.extract)
+        self._port, self._loop = port, loop
+        # the writer insists on the extractor; model-free is decided here (_store)
+        self._writer = TurnWriter(self._port, source=SOURCE, extract=True)
+        self._model_free = self.extract is False
 
     @field_validator("user_id")
     @classmethod
     def _valid_user(cls, user_id: str) -> str:
         return check_user(user_id)
+
+    @property
+    def hmem_storage(self) -> HmemStorage:
+        storage = self._storage
+        assert isinstance(storage, HmemStorage)
+        return storage
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> HmemCrewMemory:
         # Crew copies its agents and their memory; the backend (a driver, a client) and
@@ -143,6 +131,12 @@ class HmemCrewMemory(Memory):
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._loop.run(coro)
 
+    def _scope(self, scope: str | None, root_scope: str | None = None) -> str | None:
+        root = root_scope if root_scope is not None else self.root_scope
+        if scope is None and not root:
+            return None
+        return str(join_scope_paths(root, scope))
+
     # -- reads --------------------------------------------------------------------------
     def recall(
         self,
@@ -154,38 +148,87 @@ class HmemCrewMemory(Memory):
         source: str | None = None,
         include_private: bool = False,
     ) -> list[MemoryMatch]:
+        """hmem's hybrid search (its own relevance cut-off: nothing when nothing
+        matches), narrowed to the scope, categories and the records this caller may see;
+        ``depth`` is hmem's one search either way (no model call)."""
         if not query.strip():
             return []
+        where = self._scope(scope)
+        filtered = bool(where and where != "/") or bool(categories)
         found: SearchResult = self._run(
-            self._port.acall("search", query, user_id=self.user_id, k=limit)
+            self._port.acall(
+                "search", query, user_id=self.user_id, k=limit * 5 if filtered else limit * 2
+            )
         )
         now = datetime.now(UTC)
-        return [
-            MemoryMatch(
-                record=MemoryRecord(
-                    id=hit.fact.id,
-                    content=hit_line(hit, now),
-                    created_at=hit.fact.known_from,
-                    last_accessed=now,
-                    source=hit.fact.speaker,
-                    metadata={"valid_from": f"{hit.fact.valid_from:%Y-%m-%d}"},
-                ),
-                score=hit.score,
-                match_reasons=list(hit.sources),
+        matches: list[MemoryMatch] = []
+        for hit in found.hits:
+            record = self.hmem_storage.to_record(hit.fact, hit_line(hit, now))
+            if not in_scope(record.scope, where):
+                continue
+            if categories and not set(categories) & set(record.categories):
+                continue
+            if (
+                record.private
+                and not include_private
+                and (source is None or record.source != source)
+            ):
+                continue
+            matches.append(
+                MemoryMatch(record=record, score=hit.score, match_reasons=list(hit.sources))
             )
-            for hit in found.hits
-        ]
+        matches = matches[:limit]
+        if matches and not self.read_only:
+            self.hmem_storage.touch_records([m.record.id for m in matches])
+            for m in matches:
+                m.record.last_accessed = self.hmem_storage._accessed[m.record.id]
+        return matches
 
     def extract_memories(self, content: str) -> list[str]:
-        return [content]  # hmem's extractor reads it, in one call, when it is stored
+        """With an ``llm`` given to this memory, CrewAI's own extraction; without, the
+        content as it is (hmem's extractor reads it when it is stored, or, model-free,
+        it is stored as it is)."""
+        if not content.strip():
+            return []
+        if "llm" in self.model_fields_set:
+            return list(super().extract_memories(content))
+        return [content]
 
     # -- writes -------------------------------------------------------------------------
-    def _write(self, contents: list[str]) -> list[str]:
-        added: list[str] = []
-        for content in contents:
-            result = self._run(self._writer.write(self.user_id, _turns(content)))
-            added += list(getattr(result, "added", []) or [])
-        return added
+    def _record(
+        self,
+        content: str,
+        scope: str | None,
+        categories: list[str] | None,
+        metadata: dict[str, Any] | None,
+        importance: float | None,
+        source: str | None,
+        private: bool,
+        root_scope: str | None,
+    ) -> MemoryRecord:
+        return MemoryRecord(
+            content=content,
+            scope=self._scope(scope, root_scope) or "/",
+            categories=list(categories or []),
+            metadata=dict(metadata or {}),
+            importance=self.default_importance if importance is None else importance,
+            source=source,
+            private=private,
+        )
+
+    def _store(self, record: MemoryRecord) -> MemoryRecord | None:
+        """A record as it was given; CrewAI's after-task text goes to hmem's extractor
+        when the backend has a model (None: nothing of it is a record)."""
+        if _is_dump(record.content) and not self._model_free:
+            try:
+                self._run(self._writer.write(self.user_id, _turns(record.content)))
+                return None
+            except ModelNotConfiguredError:
+                if self.extract:
+                    raise
+                self._model_free = True  # the backend has no model: stored as it is
+        stored_id = self.hmem_storage.write(record)
+        return record.model_copy(update={"id": stored_id})
 
     def remember(
         self,
@@ -201,8 +244,10 @@ class HmemCrewMemory(Memory):
     ) -> MemoryRecord | None:
         if self.read_only:
             return None
-        added = self._write([content])
-        return MemoryRecord(id=added[0] if added else "", content=content)
+        record = self._record(
+            content, scope, categories, metadata, importance, source, private, root_scope
+        )
+        return self._store(record) or record
 
     def remember_many(
         self,
@@ -216,10 +261,24 @@ class HmemCrewMemory(Memory):
         agent_role: str | None = None,
         root_scope: str | None = None,
     ) -> list[MemoryRecord]:
-        if self.read_only or not contents:
+        """Stored before returning (the next task's recall must see it); returns ``[]``
+        as CrewAI's does."""
+        if self.read_only:
             return []
-        # stored before returning: the next task's recall must see it
-        self._write(contents)
+        for content in contents:
+            if content.strip():
+                self._store(
+                    self._record(
+                        content,
+                        scope,
+                        categories,
+                        metadata,
+                        importance,
+                        source,
+                        private,
+                        root_scope,
+                    )
+                )
         return []
 
     def update(
@@ -231,51 +290,32 @@ class HmemCrewMemory(Memory):
         metadata: dict[str, Any] | None = None,
         importance: float | None = None,
     ) -> MemoryRecord:
-        """A new fact that supersedes the record: the old one stays in its history."""
-        if content is None:
-            raise ValueError("hmem updates a record by superseding it: pass content")
-        result = self._run(
-            self._port.acall(
-                "remember", content, user_id=self.user_id, supersedes=[record_id], source=SOURCE
-            )
+        """A new fact that supersedes the record (the old one stays in its history);
+        read-only: the record as it is, nothing written. Returns the record under the
+        id hmem keeps it now (the old id finds it too)."""
+        existing = self._storage.get_record(record_id)
+        if existing is None:
+            raise ValueError(f"Record not found: {record_id}")
+        if self.read_only:
+            return existing
+        changes = {
+            "content": content,
+            "scope": scope,
+            "categories": categories,
+            "metadata": metadata,
+            "importance": importance,
+        }
+        updated = existing.model_copy(
+            update={k: v for k, v in changes.items() if v is not None}
+            | {"last_accessed": datetime.now(UTC).replace(tzinfo=None)}
         )
-        return MemoryRecord(id=result.added[0] if result.added else record_id, content=content)
-
-    def forget(
-        self,
-        scope: str | None = None,
-        categories: list[str] | None = None,
-        older_than: datetime | None = None,
-        metadata_filter: dict[str, Any] | None = None,
-        record_ids: list[str] | None = None,
-    ) -> int:
-        """Closes the given records (restorable); hmem forgets nothing wholesale."""
-        if scope or categories or older_than or metadata_filter or not record_ids:
-            raise ValueError(
-                "hmem forgets records by id only (forget(record_ids=[...]) closes them, "
-                "restorably); by scope, category or age it would be an erasure"
-            )
-        for record_id in record_ids:
-            self._run(
-                self._port.acall("close", record_id, user_id=self.user_id, reason="retraction")
-            )
-        return len(record_ids)
-
-    def reset(self, scope: str | None = None) -> None:
-        raise PermissionError(
-            "erasing a user's memory is not the crew's call: use hmem's erase_user "
-            "(the API's DELETE /v1/users/{user_id}) deliberately"
-        )
-
-    def reset_all(self) -> None:
-        self.reset()
-
-    def drain_writes(self) -> None:
-        return None  # writes are synchronous
+        new_id = self.hmem_storage.write(updated, supersedes=existing.id)
+        return updated.model_copy(update={"id": new_id})
 
     def close(self) -> None:
-        """Stops the memory's event loop; an ``AsyncClient`` backend, whose connections
-        live on that loop, is shut down with it."""
+        """CrewAI's close, then the memory's event loop stops; an ``AsyncClient``
+        backend, whose connections live on that loop, is shut down with it."""
+        super().close()
         if self._port.is_async:
             self._run(self._port.backend.shutdown())  # type: ignore[arg-type]
         self._loop.stop()
@@ -300,7 +340,7 @@ class _UserTool(BaseTool):
 
     port: Any = Field(exclude=True)
     user_id: str
-    loop: Any = Field(default_factory=_Loop, exclude=True)
+    loop: Any = Field(default_factory=Loop, exclude=True)
 
 
 class HmemRecallTool(_UserTool):
@@ -341,7 +381,7 @@ class HmemRememberTool(_UserTool):
 
 def hmem_tools(backend: Backend, *, user_id: str) -> list[BaseTool]:
     """Recall and remember tools for one user (no forget, no erase: not a model's call)."""
-    port, user, loop = Port(backend), check_user(user_id), _Loop()
+    port, user, loop = Port(backend), check_user(user_id), Loop()
     return [
         HmemRecallTool(port=port, user_id=user, loop=loop),
         HmemRememberTool(port=port, user_id=user, loop=loop),

@@ -1,4 +1,6 @@
-"""LlamaIndex: ``HmemMemoryBlock``, a long-term ``BaseMemoryBlock`` over hmem.
+"""LlamaIndex: ``HmemMemoryBlock``, a long-term ``BaseMemoryBlock`` over hmem, in the
+place of LlamaIndex's ``VectorMemoryBlock`` (the same parameters, without a vector
+store or an embedding model: hmem stores and embeds).
 
     from llama_index.core.memory import Memory
     from hmem.faces.adapters.llama_index import HmemMemoryBlock
@@ -11,31 +13,40 @@
 
 | LlamaIndex               | hmem                                                             |
 |--------------------------|------------------------------------------------------------------|
-| ``_aget(messages)``      | ``search`` with the last user message → dated facts, in the      |
-|                          | ``<memory>`` part of the prompt (``insert_method=USER``: a user  |
-|                          | message)                                                         |
-| ``_aput(messages)``      | ``add`` of the messages, with their session id (model-free: the  |
-|                          | user's turns as said)                                            |
+| ``_aget(messages)``      | ``search`` with the text of the last ``retrieval_context_window``|
+|                          | messages, ``similarity_top_k`` hits (hmem's relevance: nothing   |
+|                          | when nothing matches), each a node (its dated line: when true,   |
+|                          | replaced or not) through ``node_postprocessors`` and             |
+|                          | ``format_template`` into the ``<memory>`` part of the prompt     |
+| ``_aput(messages)``      | with a language model on the hmem side, ``add`` (the extractor   |
+|                          | infers facts, dates and what they replace); model-free, the      |
+|                          | batch as it was given (every role, questions and answers), one  |
+|                          | fact in ``VectorMemoryBlock``'s form (``<message role='user'>``) |
 
 LlamaIndex calls ``_aput`` only with messages flushed out of the short-term FIFO
 (``token_limit`` × ``chat_history_token_ratio``): a small ``token_limit`` writes soon,
 the default (30,000 tokens) late. ``await block.aput(messages, session_id=...)`` writes
-at once. The user is ``user_id``, fixed at construction.
+at once. The user is ``user_id``, fixed at construction; hmem's write policy holds (a
+secret is refused with ``hmem.errors.PolicyRefusal``, nothing stored).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, field_validator
 
+from hmem.errors import ModelNotConfiguredError
 from hmem.faces.adapters._core import Port, check_user, missing
-from hmem.faces.adapters._turns import Turn, TurnWriter, dated_lines
+from hmem.faces.adapters._turns import Turn, TurnWriter, hit_line
 from hmem.recall.models import SearchResult
 
 try:
-    from llama_index.core.base.llms.types import ChatMessage, MessageRole
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
     from llama_index.core.memory.memory import BaseMemoryBlock
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
+    from llama_index.core.prompts import BasePromptTemplate, PromptTemplate, RichPromptTemplate
+    from llama_index.core.schema import NodeWithScore, TextNode
 except ImportError as exc:  # the framework is the llama-index extra
     raise missing("llama-index-core", "llama-index") from exc
 
@@ -45,43 +56,94 @@ SOURCE = "llama-index"
 HEADER = "Memories about the user (hmem; dates: when true; replaced = no longer true):"
 
 
+def _text(message: ChatMessage) -> str:
+    """A message's text, as ``VectorMemoryBlock`` reads it (its text blocks)."""
+    return "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
+
+
 class HmemMemoryBlock(BaseMemoryBlock[str]):
     """Long-term memory of one user in hmem."""
 
     name: str = "hmem"
     description: str | None = "What hmem remembers about the user, with dates."
     user_id: str
-    k: int = 10
+    similarity_top_k: int = Field(default=10, ge=1, description="hits per retrieval")
+    retrieval_context_window: int = Field(
+        default=5, description="how many of the last messages make the query"
+    )
+    format_template: BasePromptTemplate = Field(
+        default=RichPromptTemplate(HEADER + "\n{{ text }}"),
+        description="how the retrieved lines are put into the prompt ({{ text }})",
+    )
+    node_postprocessors: list[BaseNodePostprocessor] = Field(default_factory=list)
     backend: Any = Field(exclude=True, description="a hmem.Memory, Client or AsyncClient")
-    extract: bool | None = None
+    extract: bool | None = Field(
+        default=None, description="hmem's extractor: None = when the backend has a model"
+    )
     _port: Port = PrivateAttr()
     _writer: TurnWriter = PrivateAttr()
+    _model_free: bool = PrivateAttr(default=False)
+
+    @field_validator("format_template", mode="before")
+    @classmethod
+    def _template(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return RichPromptTemplate(value) if "{{" in value else PromptTemplate(value)
+        return value
 
     def model_post_init(self, context: Any) -> None:
         self.user_id = check_user(self.user_id)
         self._port = Port(self.backend)
-        self._writer = TurnWriter(self._port, source=SOURCE, extract=self.extract)
+        # the writer insists on the extractor; model-free is decided here (_aput)
+        self._writer = TurnWriter(self._port, source=SOURCE, extract=True)
+        self._model_free = self.extract is False
 
-    async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
-        users = [m for m in messages or [] if m.role == MessageRole.USER and m.content]
-        query = str(users[-1].content) if users else ""
+    async def _aget(
+        self,
+        messages: list[ChatMessage] | None = None,
+        session_id: str | None = None,
+        **block_kwargs: Any,
+    ) -> str:
+        messages = messages or []
+        window = self.retrieval_context_window
+        context = messages[-window:] if window > 1 and len(messages) >= window else messages
+        query = " ".join(t for t in (_text(m) for m in context) if t)
         if not query.strip():
             return ""
         found: SearchResult = await self._port.acall(
-            "search", query, user_id=self.user_id, k=self.k
+            "search", query, user_id=self.user_id, k=self.similarity_top_k
         )
-        if not found.hits:
+        nodes = [
+            NodeWithScore(node=TextNode(id_=hit.fact.id, text=hit_line(hit)), score=hit.score)
+            for hit in found.hits[: self.similarity_top_k]
+        ]
+        if not nodes:
             return ""
-        return HEADER + "\n" + "\n".join(f"- {line}" for line in dated_lines(found))
+        for postprocessor in self.node_postprocessors:
+            nodes = await postprocessor.apostprocess_nodes(nodes, query_str=query)
+        text = "\n".join(f"- {n.node.get_content()}" for n in nodes)
+        return str(self.format_template.format(text=text))
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
-        by_session: dict[str | None, list[Turn]] = {}
-        for m in messages:
-            if m.role not in (MessageRole.USER, MessageRole.ASSISTANT) or not m.content:
-                continue
-            session = m.additional_kwargs.get("session_id")
-            said_by_user = m.role == MessageRole.USER
-            turn = Turn("user" if said_by_user else "assistant", str(m.content))
-            by_session.setdefault(session, []).append(turn)
-        for session, turns in by_session.items():
-            await self._writer.write(self.user_id, turns, session_id=session)
+        said = [(m, _text(m)) for m in messages]
+        said = [(m, text) for m, text in said if text.strip()]
+        if not said:
+            return
+        sessions = {m.additional_kwargs.get("session_id") for m, _ in said}
+        session = next(iter(sessions)) if len(sessions) == 1 else None
+        if not self._model_free:
+            turns = [
+                Turn("user" if m.role == MessageRole.USER else "assistant", text)
+                for m, text in said
+                if m.role in (MessageRole.USER, MessageRole.ASSISTANT)
+            ]
+            try:
+                await self._writer.write(self.user_id, turns, session_id=session)
+                return
+            except ModelNotConfiguredError:
+                if self.extract:
+                    raise
+                self._model_free = True  # the backend has no model: stored as given
+        # As given, every role, in VectorMemoryBlock's form: one fact per batch
+        batch = "\n".join(f"<message role='{m.role.value}'>{text}</message>" for m, text in said)
+        await self._port.acall("remember", batch, user_id=self.user_id, source=SOURCE)
