@@ -11,6 +11,10 @@ from hmem.extract._patterns._base import _I, Clues, Span, luhn_ok
 
 _DIGIT_RUN = re.compile(r"(?<![\d+.,])\d+(?:[ .-]\d+)*")
 _DIGITS = re.compile(r"\d+")
+# a uuid's digit groups ("be527206-0411-4421-8440-4b13d9856b3d") are an id, not a card
+_UUID = re.compile(
+    r"(?<![0-9A-Za-z])[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}(?![0-9A-Za-z])", _I
+)
 _CVV = re.compile(
     r"(?<![A-Za-z])(?:cvv2?|cvc2?|csc|card\s+security\s+code)\s*(?:is|was|:|=|#)?\s*"
     r"(?P<v>\d{3,4})(?!\d)",
@@ -20,7 +24,10 @@ _CVV = re.compile(
 
 def _cards(clues: Clues) -> Iterator[Span]:
     text = clues.text
+    ids = [m.span() for m in _UUID.finditer(text)]
     for run in _DIGIT_RUN.finditer(text):
+        if any(start <= run.start() < end for start, end in ids):
+            continue
         groups = list(_DIGITS.finditer(text, run.start(), run.end()))
         # Longest prefix first: "4111 1111 1111 1111 12/27" still finds the card.
         for k in range(min(len(groups), 19), 0, -1):  # 19 digits need at most 19 groups
