@@ -49,6 +49,7 @@ import concurrent.futures
 import contextlib
 import json
 import math
+import re
 import threading
 import uuid
 from collections import OrderedDict
@@ -56,7 +57,7 @@ from collections.abc import Coroutine, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-from hmem.errors import NotFoundError, PolicyRefusal, ValidationError
+from hmem.errors import ConflictError, NotFoundError, PolicyRefusal, ValidationError
 from hmem.faces.adapters._core import Backend, Port, check_user, format_fact, missing, parse_when
 from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult
 from hmem.recall.models import SearchResult
@@ -97,6 +98,10 @@ _TEXT_KEYS = ("content", "text")
 _DATE_KEYS = ("valid_from", "valid_to", "observed_at")
 _PAGE = 1000  # the API's page limit for facts()
 _MISSING = object()
+_LONG = "json+"  # a source too long for hmem's 200 characters: all of it in the text
+# the filter keys SqliteStore and PostgresStore take (they build SQL from them; hmem
+# filters in Python, and refuses the same keys so that code moves between the stores)
+_FILTER_KEY = re.compile(r"^[a-zA-Z0-9_.-]+$")
 
 
 class StoreRefusal(PolicyRefusal, ValueError):
@@ -125,6 +130,9 @@ class _Meta:
 
     def __init__(self, fact: Fact) -> None:
         parts = json.loads(fact.source[len(_SOURCE) + 1 :])
+        if parts[2] == _LONG:  # the namespace, key and the rest are in the text
+            namespace, key, _, rest = json.loads(fact.text)[:4]
+            parts = [namespace, key, _LONG, *rest]
         self.namespace: tuple[str, ...] = tuple(parts[0])
         self.key: str = parts[1]
         self.shape: str = parts[2]
@@ -171,13 +179,12 @@ def _encode(
         fields, shape = {}, "json"
         tail = [datetime.now(UTC).isoformat()] if form == 2 else []
         text = json.dumps([list(namespace), key, value, *tail], ensure_ascii=False)
-    source = f"{_SOURCE}:" + json.dumps(
-        [list(namespace), key, shape, created.isoformat(), index, ttl], ensure_ascii=False
-    )
-    if len(source) > 200:
-        raise ValidationError(
-            "hmem's store keeps namespace, key and index fields in 200 characters; use shorter"
-        )
+    rest = [created.isoformat(), index, ttl]
+    source = f"{_SOURCE}:" + json.dumps([list(namespace), key, shape, *rest], ensure_ascii=False)
+    if len(source) > 200:  # hmem's limit for a source: the text holds it all
+        fields, source = {}, f"{_SOURCE}:" + json.dumps([None, None, _LONG])
+        tail = [datetime.now(UTC).isoformat()] if form == 2 else []
+        text = json.dumps([list(namespace), key, value, rest, *tail], ensure_ascii=False)
     return text, source, fields
 
 
@@ -186,7 +193,7 @@ def _decode(fact: Fact) -> tuple[_Meta, dict[str, Any]] | None:
     if not fact.source.startswith(f"{_SOURCE}:"):
         return None
     meta = _Meta(fact)
-    if meta.shape == "json":
+    if meta.shape in ("json", _LONG):
         value: dict[str, Any] = json.loads(fact.text)[2]
     else:
         value = {}
@@ -260,6 +267,7 @@ class HmemStore(BaseStore):
         "_user_index",
         "_users",
         "_vectors",
+        "embeddings",
         "index_config",
         "max_vectors",
         "ttl_config",
@@ -290,6 +298,7 @@ class HmemStore(BaseStore):
             self._fields = [str(path) for path in named] if named else ["$"]
             for path in self._fields:
                 tokenize_path(path)  # a malformed path fails here, not at the first put
+        self.embeddings = self._embed  # the name InMemoryStore and SqliteStore give it
         self.ttl_config = ttl
         self.max_vectors = max_vectors
         self._vectors: OrderedDict[str, list[float]] = OrderedDict()
@@ -402,17 +411,16 @@ class HmemStore(BaseStore):
         since = max(entry.fact.known_from, self._refreshed.get(slot, self._started))
         return now >= since + timedelta(minutes=ttl)
 
-    def _refresh(self, user: str, entries: Iterable[_Entry], wanted: bool | None) -> None:
-        if wanted is False or (wanted is None and not self._refresh_on_read):
+    def _refresh(self, user: str, entries: Iterable[_Entry], wanted: bool) -> None:
+        """A read restarts the TTL clocks of what it returns when the op asks (the
+        default) and the store's ``ttl`` config says ``refresh_on_read``, as in
+        SqliteStore and PostgresStore."""
+        if not wanted or not (self.ttl_config or {}).get("refresh_on_read", False):
             return
         now = datetime.now(UTC)
         for entry in entries:
             if entry.meta.ttl is not None:
                 self._refreshed[(user, entry.meta.namespace, entry.meta.key)] = now
-
-    @property
-    def _refresh_on_read(self) -> bool:
-        return bool((self.ttl_config or {}).get("refresh_on_read", True))
 
     async def _get(self, op: GetOp) -> Item | None:
         user = self.user_of(op.namespace)
@@ -436,6 +444,16 @@ class HmemStore(BaseStore):
         return None if ttl is None else float(ttl)
 
     async def _put(self, op: PutOp) -> None:
+        """One put; a concurrent put of the same key (two writers saw the same head)
+        makes hmem refuse the second write, which then reads the key again."""
+        for attempt in range(4):
+            try:
+                return await self._put_once(op)
+            except ConflictError:
+                if attempt == 3:
+                    raise
+
+    async def _put_once(self, op: PutOp) -> None:
         namespace = tuple(op.namespace)
         user = self.user_of(namespace)
         self._users.add(user)
@@ -561,6 +579,12 @@ class HmemStore(BaseStore):
         prefix = tuple(op.namespace_prefix)  # search(["a"]) hands in a list
         user = self.user_of(prefix)
         rest = dict(op.filter or {})
+        for name in rest:
+            if not isinstance(name, str) or not _FILTER_KEY.match(name):
+                raise ValueError(
+                    f"Invalid filter key: {name!r}. Filter keys must contain only "
+                    "alphanumeric characters, underscores, dots, and hyphens."
+                )
         when = {k: parse_when(k, rest.pop(k, None)) for k in ("as_of", "as_of_event")}
         replaced = bool(rest.pop("include_replaced", False))
         options: dict[str, Any] = {k: v for k, v in when.items() if v is not None}
