@@ -18,7 +18,8 @@ and langmem's manage/search tools work unchanged. It keeps LangGraph's store con
   text, with optional ``valid_from`` / ``valid_to`` / ``observed_at``; any other dict is
   stored as its JSON. Every value comes back as it was put.
 * ``search``: namespace prefix (tuple or list), ``filter`` on the values with
-  ``$eq $ne $gt $gte $lt $lte`` and dotted keys as InMemoryStore / SqliteStore do, its
+  ``$eq $ne $gt $gte $lt $lte`` and dotted keys as InMemoryStore / SqliteStore do (keys
+  of letters, digits, ``_ . -``, as the SQL stores take them), its
   ``limit`` / ``offset``. With an ``index`` config (``embed``, ``dims``, ``fields``) a
   query ranks by LangGraph's notion: the cosine of your embeddings of the indexed fields
   (``index=False`` or a field list per put), max over the fields, unindexed items last
@@ -29,7 +30,8 @@ and langmem's manage/search tools work unchanged. It keeps LangGraph's store con
 * TTL (``supports_ttl``): ``ttl={"default_ttl": minutes, "refresh_on_read": True,
   "sweep_interval_minutes": m}`` or ``put(..., ttl=minutes)``. An expired item is not
   returned; ``sweep_ttl()`` (or the sweeper thread, ``start_ttl_sweeper()``) closes the
-  expired items (restorable). Reads that refresh are kept in the process; after a
+  expired items (restorable). A read restarts the clock when the config says
+  ``refresh_on_read`` (as SqliteStore); refreshes are kept in the process; after a
   restart an item's clock counts from the later of its last write and the store's start,
   so an item never expires early.
 * vectors of an ``index`` config are computed with your ``embed`` at put time and kept in
