@@ -392,7 +392,11 @@ class HmemStore(BaseStore):
 
     @staticmethod
     def _head(chain: FactHistory) -> Fact:
-        return chain.successors[-1].fact if chain.successors else chain.fact
+        """The key's newest version: the open one, else the last one learned (a chain
+        lists successors by world time, and a put may date its value earlier)."""
+        facts = [chain.fact, *(s.fact for s in chain.successors)]
+        open_ = [f for f in facts if f.known_to is None]
+        return max(open_ or facts, key=lambda f: (f.known_from, f.id))
 
     async def _facts(self, user: str, **options: Any) -> list[Fact]:
         """Every fact of the user the options select, page by page."""
