@@ -8,6 +8,7 @@ calls a tool that writes through ``InjectedStore``, run by the prebuilt ``ToolNo
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -25,9 +26,9 @@ from langgraph.store.base import BaseStore, SearchItem
 from neo4j import Driver
 from pydantic import Field
 
-from hmem import AsyncClient, Config, Memory
+from hmem import AsyncClient, AsyncMemory, Config, Memory
 from hmem.errors import ValidationError
-from hmem.faces.adapters.langgraph import HmemSearchItem, HmemStore
+from hmem.faces.adapters.langgraph import AsyncHmemStore, HmemSearchItem, HmemStore, StoreRefusal
 from tests.adapters import _story as story
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 
@@ -183,8 +184,9 @@ def test_store_semantics_delete_closes_and_as_of_reads_the_past(
         "n": 1,
         "tags": ["a"],
     }
-    now = [i.value["content"] for i in store.search(("prefs",), query="vegan vegetarian")]
-    assert now == ["Maya is vegan."]
+    now = store.search(("prefs",), query="vegan vegetarian")  # hmem's hits first, then the rest
+    assert now[0].value["content"] == "Maya is vegan." and now[0].score is not None
+    assert "Maya is vegetarian." not in [i.value.get("content") for i in now]
     # belief time: what the store believed before the update
     then = store.search(("prefs",), query="vegetarian", filter={"as_of": before.isoformat()})
     assert [i.value["content"] for i in then] == ["Maya is vegetarian."]
@@ -192,7 +194,7 @@ def test_store_semantics_delete_closes_and_as_of_reads_the_past(
     world = store.search(ns, filter={"as_of_event": "2025-06-01T00:00:00Z"})
     assert "Maya is vegetarian." in [i.value.get("content") for i in world]
     hits = store.search(ns, query="vegetarian", filter={"include_replaced": True})
-    assert {(i.value["content"], cast(HmemSearchItem, i).replaced) for i in hits} >= {
+    assert {(i.value.get("content"), cast(HmemSearchItem, i).replaced) for i in hits} >= {
         ("Maya is vegetarian.", True)
     }
     assert [i.key for i in store.search(ns, filter={"n": {"$gte": 1}})] == ["raw"]
@@ -252,3 +254,128 @@ def test_round_trip_over_http_with_async_client(server: LiveServer, tenant: Tena
     mine, theirs = asyncio.run(run())
     story.assert_story(mine)
     story.assert_nothing_of_maya(theirs)
+
+
+# -- the store contract (issue 46): values as given, LangGraph's ranking, TTL -------------
+
+
+def test_equal_values_under_two_keys_or_namespaces_are_two_items(
+    memory: Memory, user_id: str
+) -> None:
+    """Defect 1: hmem's duplicate check merged the second put into the first."""
+    store = HmemStore(memory, user_id=user_id)
+    store.put(("docs", "a"), "k1", {"content": "dummy"})
+    store.put(("docs", "b"), "k2", {"content": "dummy"})
+    store.put(("docs", "a"), "k3", {"content": "dummy"})
+    store.put(("docs", "a"), "j1", {"n": 1})
+    store.put(("docs", "a"), "j2", {"n": 1})
+    for namespace, key in [(("docs", "a"), "k1"), (("docs", "b"), "k2"), (("docs", "a"), "k3")]:
+        item = store.get(namespace, key)
+        assert item is not None and item.value == {"content": "dummy"}, (namespace, key)
+    assert store.get(("docs", "a"), "j2").value == {"n": 1}  # type: ignore[union-attr]
+    assert len(store.search(("docs",), limit=10)) == 5
+    # replacing a key with a value another key holds replaces it too
+    store.put(("docs", "a"), "k1", {"content": "other"})
+    store.put(("docs", "a"), "k1", {"content": "dummy", "valid_from": "2020-01-01T00:00:00Z"})
+    assert store.get(("docs", "a"), "k1").value["content"] == "dummy"  # type: ignore[union-attr]
+
+
+def test_a_list_prefix_is_a_tuple_prefix(memory: Memory, user_id: str) -> None:
+    """Defect 2: search(["test"]) matched nothing while ("test",) matched."""
+    store = HmemStore(memory, user_id=user_id)
+    store.put(("test", "x"), "k", {"a": 1})
+    store.put(("other",), "k", {"a": 1})
+    as_list = store.search(["test"])  # type: ignore[arg-type]
+    assert [(i.namespace, i.key) for i in as_list] == [(("test", "x"), "k")]
+    assert store.search(("test",)) == as_list
+    assert store.list_namespaces(prefix=["test"]) == [("test", "x")]  # type: ignore[arg-type]
+
+
+def test_a_replaced_key_is_a_supersession_and_scores_its_current_value(
+    memory: Memory, user_id: str
+) -> None:
+    from tests.adapters.upstream.langgraph.checkpoint.embed_test_utils import (
+        CharacterEmbeddings,
+    )
+
+    embed = CharacterEmbeddings(dims=64)
+    index: Any = {"dims": 64, "embed": embed, "fields": ["text"]}
+    store = HmemStore(memory, user_id=user_id, index=index)
+    ns = ("notes",)
+    store.put(ns, "n1", {"text": "zany zebra Xerxes"})
+    store.put(ns, "n2", {"text": "something about dogs"})
+    before = store.search(ns, query="zany zebra Xerxes")
+    assert before[0].key == "n1" and before[0].score == pytest.approx(1.0)
+    created = before[0].created_at
+    store.put(ns, "n1", {"text": "new text about dogs"})
+    after = {i.key: i for i in store.search(ns, query="zany zebra Xerxes")}
+    assert after["n1"].value == {"text": "new text about dogs"}
+    assert after["n1"].score is not None and after["n1"].score < 0.9
+    assert after["n1"].created_at == created and after["n1"].updated_at > created
+    # history under the item, never instead of it
+    chain = memory.history(HmemStore.root_id(ns, "n1"), user_id=user_id)
+    assert chain.fact.close_reason == "contradiction"
+    assert [s.fact.known_to for s in chain.successors] == [None]
+    old = store.search(ns, filter={"include_replaced": True}, limit=10)
+    assert sorted(i.value["text"] for i in old if i.key == "n1") == [
+        "new text about dogs",
+        "zany zebra Xerxes",
+    ]
+    # index=False: stored, listed, never scored
+    store.put(ns, "n3", {"text": "zany zebra Xerxes"}, index=False)
+    unscored = {i.key: i.score for i in store.search(ns, query="zany zebra Xerxes")}
+    assert unscored["n3"] is None
+
+
+def test_ttl_expires_and_the_sweep_closes_restorably(memory: Memory, user_id: str) -> None:
+    store = HmemStore(memory, user_id=user_id, ttl={"default_ttl": 0.5 / 60})
+    assert store.supports_ttl
+    store.put(("t",), "short", {"v": 1})
+    store.put(("t",), "kept", {"v": 2}, ttl=None)
+    assert store.get(("t",), "short") is not None
+    time.sleep(0.7)
+    assert store.get(("t",), "short") is None  # expired: not returned before the sweep
+    assert [i.key for i in store.search(("t",))] == ["kept"]
+    assert store.sweep_ttl() == 1
+    head = memory.history(HmemStore.root_id(("t",), "short"), user_id=user_id).fact
+    assert head.close_reason == "retraction"  # closed, not erased
+    assert memory.restore(head.id, user_id=user_id).known_to is None
+
+
+def test_async_store_on_async_memory(memory: Memory, user_id: str) -> None:
+    async def run() -> None:
+        store = AsyncHmemStore(AsyncMemory(memory), user_id=user_id, ttl={"default_ttl": 60})
+        await store.aput(("a", "b"), "k", {"x": [1, 2]})
+        item = await store.aget(("a", "b"), "k")
+        assert item is not None and item.value == {"x": [1, 2]}
+        assert [i.key for i in await store.asearch(["a"])] == ["k"]  # type: ignore[arg-type]
+        with pytest.raises(asyncio.InvalidStateError):  # would block its own loop
+            store.get(("a", "b"), "k")
+        got = await asyncio.to_thread(store.get, ("a", "b"), "k")  # another thread: fine
+        assert got is not None and got.value == {"x": [1, 2]}
+        assert await store.sweep_ttl() == 0
+
+    asyncio.run(run())
+
+
+def test_hmem_guarantees_hold_through_the_store(
+    memory: Memory, user_id: str, other_user: str
+) -> None:
+    store = HmemStore(memory)  # the user is the namespace's label at position 1
+    mine, theirs = ("memories", user_id), ("memories", other_user)
+    store.put(mine, "home", {"content": "Maya lives in Paris."})
+    # isolation: another user's namespace sees nothing of this user's
+    assert store.get(theirs, "home") is None
+    assert store.search(theirs, query="Paris") == []
+    assert store.list_namespaces(prefix=theirs) == []
+    # the write policy: a credential is refused with a ValueError, nothing is stored
+    with pytest.raises(ValueError, match="credential") as refused:
+        store.put(mine, "pw", {"content": "My password is hunter2-Blue-77!"})
+    assert isinstance(refused.value, StoreRefusal) and refused.value.kind == "credential"
+    with pytest.raises(StoreRefusal):
+        store.put(mine, "pw", {"note": "My password is hunter2-Blue-77!"})
+    assert store.get(mine, "pw") is None
+    # erasure: the user's items are gone, for good
+    memory.erase_user(user_id)
+    assert store.get(mine, "home") is None
+    assert store.search(mine) == []

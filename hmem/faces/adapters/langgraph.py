@@ -1,45 +1,71 @@
 """A LangGraph ``BaseStore`` on hmem: ``graph.compile(store=HmemStore(backend))``.
 
 Nodes reach it as ``runtime.store`` / ``get_store()``, tools through ``InjectedStore()``,
-and langmem's manage/search tools work unchanged. What each operation means here:
+and langmem's manage/search tools work unchanged. It keeps LangGraph's store contract
+(it passes LangGraph's own store tests: docs/frameworks.md) and adds hmem's history:
 
 * the user: ``HmemStore(backend, user_id="maya")`` binds the store to one user (every
   namespace then lives inside that user's memory); otherwise the user is the namespace's
   label at ``user_index`` (default 1: ``("memories", "maya")``), or, for a shorter
   namespace, the run's ``config["configurable"]["langgraph_user_id"]``. Never a value a
   model writes: the namespace is the graph author's.
-* ``put`` of a new key remembers a fact (``source`` records the namespace and key); a new
-  value for an existing key supersedes the old one (history kept, reason
-  ``contradiction``); ``delete`` closes it (a retraction: restorable, never erased).
-* ``get`` reads the newest version of the key; ``search`` is hmem's hybrid search (or the
-  user's facts without a query), limited to the namespace prefix; ``filter`` accepts
-  ``as_of`` / ``as_of_event`` (ISO 8601 or datetimes: what was believed / true then) and
-  ``include_replaced`` (replaced versions too), the rest is matched on the values with
-  ``$eq $ne $gt $gte $lt $lte`` as ``InMemoryStore`` does.
+* ``put`` stores the value exactly as given (one fact per key; ``source`` records the
+  namespace, key, first write, index and TTL). A new value for an existing key
+  supersedes the old one (history kept, reason ``contradiction``); ``delete`` closes it
+  (a retraction: restorable, never erased). A put never merges with another key's equal
+  value, and never infers anything (no model, no closing of other keys).
 * values: ``{"content": str}`` or ``{"text": str}`` (langmem's shape) are stored as that
   text, with optional ``valid_from`` / ``valid_to`` / ``observed_at``; any other dict is
   stored as its JSON. Every value comes back as it was put.
+* ``search``: namespace prefix (tuple or list), ``filter`` on the values with
+  ``$eq $ne $gt $gte $lt $lte`` and dotted keys as InMemoryStore / SqliteStore do (keys
+  of letters, digits, ``_ . -``, as the SQL stores take them), its
+  ``limit`` / ``offset``. With an ``index`` config (``embed``, ``dims``, ``fields``) a
+  query ranks by LangGraph's notion: the cosine of your embeddings of the indexed fields
+  (``index=False`` or a field list per put), max over the fields, unindexed items last
+  without a score. Without one, a query ranks by hmem's hybrid search (its own
+  embedder) and the other matching items follow without a score. ``filter`` also takes
+  ``as_of`` / ``as_of_event`` (ISO 8601 or datetimes: what was believed / true then) and
+  ``include_replaced`` (replaced versions too).
+* TTL (``supports_ttl``): ``ttl={"default_ttl": minutes, "refresh_on_read": True,
+  "sweep_interval_minutes": m}`` or ``put(..., ttl=minutes)``. An expired item is not
+  returned; ``sweep_ttl()`` (or the sweeper thread, ``start_ttl_sweeper()``) closes the
+  expired items (restorable). A read restarts the clock when the config says
+  ``refresh_on_read`` (as SqliteStore); refreshes are kept in the process; after a
+  restart an item's clock counts from the later of its last write and the store's start,
+  so an item never expires early.
+* vectors of an ``index`` config are computed with your ``embed`` at put time and kept in
+  the process (``max_vectors``, least recently used first); an item whose vectors are not
+  there (after a restart) is embedded again when a search first scores it.
 
-Embeddings are hmem's own (server side), so an ``index`` config is accepted and
-ignored; TTLs are not supported (hmem closes, it does not expire).
+``AsyncHmemStore`` is the same store for an async backend (``AsyncMemory`` /
+``AsyncClient``), shaped like LangGraph's async stores: ``await sweep_ttl()`` and the
+sweeper task, and the sync methods work from other threads but refuse to block the
+event loop that created it (``asyncio.InvalidStateError``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
+import math
+import re
+import threading
 import uuid
-from collections.abc import Coroutine, Iterable
-from datetime import datetime
+from collections import OrderedDict
+from collections.abc import Coroutine, Iterable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-from hmem.errors import NotFoundError, ValidationError
+from hmem.errors import ConflictError, NotFoundError, PolicyRefusal, ValidationError
 from hmem.faces.adapters._core import Backend, Port, check_user, format_fact, missing, parse_when
-from hmem.models import Fact, FactHistory, WriteResult
+from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult
 from hmem.recall.models import SearchResult
 
 try:
+    from langchain_core.embeddings import Embeddings
     from langgraph.config import get_config
     from langgraph.store.base import (
         BaseStore,
@@ -47,11 +73,16 @@ try:
         IndexConfig,
         Item,
         ListNamespacesOp,
+        NotProvided,
         Op,
         PutOp,
         Result,
         SearchItem,
         SearchOp,
+        TTLConfig,
+        ensure_embeddings,
+        get_text_at_path,
+        tokenize_path,
         validate_op_namespace,
     )
 
@@ -60,15 +91,24 @@ try:
 except ImportError as exc:  # the framework is the langgraph extra
     raise missing("langgraph", "langgraph") from exc
 
-__all__ = ["HmemSearchItem", "HmemStore"]
+__all__ = ["AsyncHmemStore", "HmemSearchItem", "HmemStore", "StoreRefusal"]
 
 T = TypeVar("T")
 _ID_SPACE = uuid.UUID("6f1c54b2-8d0e-4c55-9a51-5b0d3f8f2a11")
 _SOURCE = "langgraph"
 _TEXT_KEYS = ("content", "text")
 _DATE_KEYS = ("valid_from", "valid_to", "observed_at")
-_FILTER_KEYS = ("as_of", "as_of_event", "include_replaced")
-_ALL = 1000  # the API's page limit for facts()
+_PAGE = 1000  # the API's page limit for facts()
+_MISSING = object()
+_LONG = "json+"  # a source too long for hmem's 200 characters: all of it in the text
+# the filter keys SqliteStore and PostgresStore take (they build SQL from them; hmem
+# filters in Python, and refuses the same keys so that code moves between the stores)
+_FILTER_KEY = re.compile(r"^[a-zA-Z0-9_.-]+$")
+
+
+class StoreRefusal(PolicyRefusal, ValueError):
+    """hmem's write policy refused a value (a credential, ...): a ``ValueError`` as
+    LangGraph's stores raise for input they refuse, and hmem's ``PolicyRefusal``."""
 
 
 class HmemSearchItem(SearchItem):
@@ -85,6 +125,25 @@ class HmemSearchItem(SearchItem):
         return self.fact.known_to is not None
 
 
+class _Meta:
+    """What a fact of this store says about its item (from its ``source``)."""
+
+    __slots__ = ("created", "index", "key", "namespace", "shape", "ttl")
+
+    def __init__(self, fact: Fact) -> None:
+        parts = json.loads(fact.source[len(_SOURCE) + 1 :])
+        if parts[2] == _LONG:  # the namespace, key and the rest are in the text
+            namespace, key, _, rest = json.loads(fact.text)[:4]
+            parts = [namespace, key, _LONG, *rest]
+        self.namespace: tuple[str, ...] = tuple(parts[0])
+        self.key: str = parts[1]
+        self.shape: str = parts[2]
+        # written before created/index/ttl were recorded: created is the fact's own time
+        self.created = datetime.fromisoformat(parts[3]) if len(parts) > 3 else fact.known_from
+        self.index: bool | list[str] | None = parts[4] if len(parts) > 4 else None
+        self.ttl: float | None = parts[5] if len(parts) > 5 else None
+
+
 def _run(coro: Coroutine[Any, Any, T]) -> T:
     """A coroutine from sync code; in a thread of its own when this one runs a loop."""
     try:
@@ -96,36 +155,51 @@ def _run(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def _encode(
-    namespace: tuple[str, ...], key: str, value: dict[str, Any]
+    namespace: tuple[str, ...],
+    key: str,
+    value: dict[str, Any],
+    *,
+    created: datetime,
+    index: bool | list[str] | None,
+    ttl: float | None,
+    form: int = 0,
 ) -> tuple[str, str, dict[str, Any]]:
-    """(text, source, hmem fields) of a value. A text value is hmem-native; any other
-    dict is its JSON, with the namespace and key in it so that equal values under two
-    keys are not one fact to hmem's duplicate check."""
-    keys = sorted(value)
+    """(text, source, hmem fields) of a value. A text value is hmem-native (``form`` 0);
+    any other dict, and a text value whose text another open fact of the user already
+    holds (``form`` 1), is its JSON with the namespace and key in it, so that equal values
+    under two keys are two facts. ``form`` 2 adds the write's time: the same value again
+    under the same key with another TTL or index (hmem keeps one open fact per text)."""
+    keys = list(value)
     text_key = next((k for k in _TEXT_KEYS if isinstance(value.get(k), str)), None)
-    if text_key and set(keys) <= {text_key, *_DATE_KEYS} and value[text_key].strip():
+    plain = text_key and set(keys) <= {text_key, *_DATE_KEYS} and value[text_key].strip()
+    if plain and not form:
+        assert text_key is not None
         fields = {k: parse_when(k, value[k]) for k in _DATE_KEYS if k in value}
         shape = ",".join(keys)
         text = value[text_key]
     else:
         fields, shape = {}, "json"
-        text = json.dumps([list(namespace), key, value], sort_keys=True, ensure_ascii=False)
-    source = f"{_SOURCE}:" + json.dumps([list(namespace), key, shape], ensure_ascii=False)
-    if len(source) > 200:
-        raise ValidationError("hmem's store keeps namespace + key in 200 characters; use shorter")
+        tail = [datetime.now(UTC).isoformat()] if form == 2 else []
+        text = json.dumps([list(namespace), key, value, *tail], ensure_ascii=False)
+    rest = [created.isoformat(), index, ttl]
+    source = f"{_SOURCE}:" + json.dumps([list(namespace), key, shape, *rest], ensure_ascii=False)
+    if len(source) > 200:  # hmem's limit for a source: the text holds it all
+        fields, source = {}, f"{_SOURCE}:" + json.dumps([None, None, _LONG])
+        tail = [datetime.now(UTC).isoformat()] if form == 2 else []
+        text = json.dumps([list(namespace), key, value, rest, *tail], ensure_ascii=False)
     return text, source, fields
 
 
-def _decode(fact: Fact) -> tuple[tuple[str, ...], str, dict[str, Any]] | None:
-    """(namespace, key, value) of a fact this store wrote, else None."""
+def _decode(fact: Fact) -> tuple[_Meta, dict[str, Any]] | None:
+    """(what the source says, the value) of a fact this store wrote, else None."""
     if not fact.source.startswith(f"{_SOURCE}:"):
         return None
-    namespace, key, shape = json.loads(fact.source[len(_SOURCE) + 1 :])
-    if shape == "json":
+    meta = _Meta(fact)
+    if meta.shape in ("json", _LONG):
         value: dict[str, Any] = json.loads(fact.text)[2]
     else:
         value = {}
-        for name in shape.split(","):
+        for name in meta.shape.split(","):
             if name in _TEXT_KEYS:
                 value[name] = fact.text
             elif name == "observed_at":
@@ -133,10 +207,7 @@ def _decode(fact: Fact) -> tuple[tuple[str, ...], str, dict[str, Any]] | None:
             else:
                 when = getattr(fact, name)
                 value[name] = when.isoformat() if when else None
-    return tuple(namespace), key, value
-
-
-_MISSING = object()
+    return meta, value
 
 
 def _matches(value: dict[str, Any], key: str, wanted: Any) -> bool:
@@ -150,27 +221,60 @@ def _matches(value: dict[str, Any], key: str, wanted: Any) -> bool:
     return found is not _MISSING and _compare_values(found, wanted)
 
 
-def _item(fact: Fact, created: datetime, score: float | None = None) -> HmemSearchItem | None:
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+class _Entry:
+    """One item as the store sees it: its head fact, decoded."""
+
+    __slots__ = ("fact", "meta", "value")
+
+    def __init__(self, fact: Fact, meta: _Meta, value: dict[str, Any]) -> None:
+        self.fact, self.meta, self.value = fact, meta, value
+
+    def item(self, score: float | None = None) -> HmemSearchItem:
+        return HmemSearchItem(
+            self.fact,
+            score=score,
+            namespace=self.meta.namespace,
+            key=self.meta.key,
+            value=self.value,
+            created_at=self.meta.created,
+            updated_at=self.fact.known_from,
+        )
+
+
+def _entry(fact: Fact) -> _Entry | None:
     decoded = _decode(fact)
-    if decoded is None:
-        return None
-    namespace, key, value = decoded
-    return HmemSearchItem(
-        fact,
-        score=score,
-        namespace=namespace,
-        key=key,
-        value=value,
-        created_at=created,
-        updated_at=fact.known_from,
-    )
+    return None if decoded is None else _Entry(fact, *decoded)
 
 
 class HmemStore(BaseStore):
     """hmem as LangGraph's long-term store (see the module's docstring)."""
 
-    __slots__ = ("_port", "_user_id", "_user_index")
-    supports_ttl = False
+    __slots__ = (
+        "_embed",
+        "_fields",
+        "_lock",
+        "_loop",
+        "_port",
+        "_refreshed",
+        "_started",
+        "_sweeper",
+        "_sweeper_stop",
+        "_user_id",
+        "_user_index",
+        "_users",
+        "_vectors",
+        "embeddings",
+        "index_config",
+        "max_vectors",
+        "ttl_config",
+    )
+    supports_ttl = True
 
     def __init__(
         self,
@@ -178,14 +282,41 @@ class HmemStore(BaseStore):
         *,
         user_id: str | None = None,
         user_index: int = 1,
-        index: IndexConfig | None = None,  # hmem embeds server-side
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        max_vectors: int = 100_000,
     ) -> None:
         self._port = Port(backend)
         self._user_id = check_user(user_id) if user_id is not None else None
         self._user_index = user_index
+        self.index_config: IndexConfig | None = None
+        self._embed: Embeddings | None = None
+        self._fields: list[str] = ["$"]
+        if index:
+            self.index_config = index.copy()
+            self._embed = ensure_embeddings(index.get("embed"))
+            # IndexConfig's ``fields``; SqliteStore's and PostgresStore's ``text_fields``
+            named: Any = index.get("fields") or index.get("text_fields")  # type: ignore[typeddict-item]
+            self._fields = [str(path) for path in named] if named else ["$"]
+            for path in self._fields:
+                tokenize_path(path)  # a malformed path fails here, not at the first put
+        self.embeddings = self._embed  # the name InMemoryStore and SqliteStore give it
+        self.ttl_config = ttl
+        self.max_vectors = max_vectors
+        self._vectors: OrderedDict[str, list[float]] = OrderedDict()
+        self._refreshed: dict[tuple[str, tuple[str, ...], str], datetime] = {}
+        self._users: set[str] = set()
+        self._started = datetime.now(UTC)
+        self._lock = threading.Lock()
+        self._sweeper: Any = None
+        self._sweeper_stop = threading.Event()
+        try:
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
 
     # -- the user -------------------------------------------------------------------------
-    def user_of(self, namespace: tuple[str, ...]) -> str:
+    def user_of(self, namespace: Sequence[str]) -> str:
         """The hmem user a namespace belongs to (see the module's docstring)."""
         if self._user_id is not None:
             return self._user_id
@@ -197,21 +328,38 @@ class HmemStore(BaseStore):
             configured = None
         if configured is None:
             raise ValidationError(
-                f"namespace {namespace!r} names no user at position {self._user_index} and "
-                "the run has no config['configurable']['langgraph_user_id']"
+                f"namespace {tuple(namespace)!r} names no user at position {self._user_index} "
+                "and the run has no config['configurable']['langgraph_user_id']"
             )
         return check_user(configured)
 
     @staticmethod
-    def root_id(namespace: tuple[str, ...], key: str) -> str:
+    def root_id(namespace: Sequence[str], key: str) -> str:
         """The id of the first fact of a key (hmem's caller-chosen id)."""
         return "lg-" + uuid.uuid5(_ID_SPACE, json.dumps([list(namespace), key])).hex
 
     # -- BaseStore ------------------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        if self._port.is_async:
-            self._port.call("search")  # raises: an AsyncClient serves only abatch
-        return _run(self.abatch(ops))
+        ops = list(ops)
+        for op in ops:  # refused before anything is queued or written
+            validate_op_namespace(op)
+        if not self._port.is_async:
+            return _run(self.abatch(ops))
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self._port.call("search")  # raises: an async backend serves only abatch
+            raise AssertionError("unreachable")
+        if running is loop:
+            raise asyncio.InvalidStateError(
+                "a synchronous call to the store from the event loop that runs it would "
+                "block that loop: use the async methods (aget, aput, asearch, ...) there, "
+                "or call the sync ones from another thread"
+            )
+        return asyncio.run_coroutine_threadsafe(self.abatch(ops), loop).result()
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
@@ -232,7 +380,7 @@ class HmemStore(BaseStore):
                 raise ValidationError(f"unknown store operation {type(op).__name__}")
         return results
 
-    # -- operations -----------------------------------------------------------------------
+    # -- reading --------------------------------------------------------------------------
     async def _chain(self, user: str, namespace: tuple[str, ...], key: str) -> FactHistory | None:
         try:
             chain: FactHistory = await self._port.acall(
@@ -244,90 +392,332 @@ class HmemStore(BaseStore):
 
     @staticmethod
     def _head(chain: FactHistory) -> Fact:
-        return chain.successors[-1].fact if chain.successors else chain.fact
+        """The key's newest version: the open one, else the last one learned (a chain
+        lists successors by world time, and a put may date its value earlier)."""
+        facts = [chain.fact, *(s.fact for s in chain.successors)]
+        open_ = [f for f in facts if f.known_to is None]
+        return max(open_ or facts, key=lambda f: (f.known_from, f.id))
+
+    async def _facts(self, user: str, **options: Any) -> list[Fact]:
+        """Every fact of the user the options select, page by page."""
+        out: list[Fact] = []
+        while True:
+            page: list[Fact] = await self._port.acall(
+                "facts", user_id=user, limit=_PAGE, offset=len(out), **options
+            )
+            out += page
+            if len(page) < _PAGE:
+                return out
+
+    def _expired(self, user: str, entry: _Entry, now: datetime) -> bool:
+        ttl = entry.meta.ttl
+        if ttl is None or entry.fact.known_to is not None:
+            return False
+        slot = (user, entry.meta.namespace, entry.meta.key)
+        since = max(entry.fact.known_from, self._refreshed.get(slot, self._started))
+        return now >= since + timedelta(minutes=ttl)
+
+    def _refresh(self, user: str, entries: Iterable[_Entry], wanted: bool) -> None:
+        """A read restarts the TTL clocks of what it returns when the op asks (the
+        default) and the store's ``ttl`` config says ``refresh_on_read``, as in
+        SqliteStore and PostgresStore."""
+        if not wanted or not (self.ttl_config or {}).get("refresh_on_read", False):
+            return
+        now = datetime.now(UTC)
+        for entry in entries:
+            if entry.meta.ttl is not None:
+                self._refreshed[(user, entry.meta.namespace, entry.meta.key)] = now
 
     async def _get(self, op: GetOp) -> Item | None:
         user = self.user_of(op.namespace)
-        chain = await self._chain(user, op.namespace, op.key)
+        chain = await self._chain(user, tuple(op.namespace), op.key)
         if chain is None:
             return None
-        head = self._head(chain)
-        return None if head.known_to is not None else _item(head, chain.fact.known_from)
+        entry = _entry(self._head(chain))
+        if entry is None or entry.fact.known_to is not None:
+            return None
+        if self._expired(user, entry, datetime.now(UTC)):
+            return None
+        self._refresh(user, [entry], op.refresh_ttl)
+        return entry.item()
+
+    # -- writing --------------------------------------------------------------------------
+    def _ttl_of(self, op: PutOp) -> float | None:
+        ttl: Any = op.ttl  # NOT_PROVIDED when a PutOp is built by hand without one
+        if isinstance(ttl, NotProvided):
+            default = (self.ttl_config or {}).get("default_ttl")
+            return None if default is None else float(default)
+        return None if ttl is None else float(ttl)
 
     async def _put(self, op: PutOp) -> None:
-        user = self.user_of(op.namespace)
-        chain = await self._chain(user, op.namespace, op.key)
+        """One put; a concurrent put of the same key (two writers saw the same head)
+        makes hmem refuse the second write, which then reads the key again."""
+        for attempt in range(4):
+            try:
+                return await self._put_once(op)
+            except ConflictError:
+                if attempt == 3:
+                    raise
+
+    async def _put_once(self, op: PutOp) -> None:
+        namespace = tuple(op.namespace)
+        user = self.user_of(namespace)
+        self._users.add(user)
+        slot = (user, namespace, op.key)
+        chain = await self._chain(user, namespace, op.key)
         head = self._head(chain) if chain else None
         if op.value is None:  # a delete: closed, restorable
+            self._refreshed.pop(slot, None)
             if head is not None and head.known_to is None:
                 await self._port.acall("close", head.id, user_id=user)
             return
-        text, source, fields = _encode(op.namespace, op.key, dict(op.value))
-        if head is None:
-            await self._remember(
-                user, text, source, fields, fact_id=self.root_id(op.namespace, op.key)
-            )
-            return
-        if head.known_to is not None:  # deleted before: the chain goes on from it
+        value = dict(op.value)
+        index: bool | list[str] | None = None if op.index is None else op.index
+        if isinstance(index, list | tuple):
+            index = list(index)
+            for path in index:
+                tokenize_path(path)
+        ttl = self._ttl_of(op)
+        now = datetime.now(UTC)
+        old = _entry(head) if head is not None and head.known_to is None else None
+        created = old.meta.created if old is not None else now
+        if head is not None and head.known_to is not None:  # deleted before: go on from it
             head = await self._port.acall("restore", head.id, user_id=user)
             assert head is not None
-        if head.text == text and head.source == source:
-            return
-        await self._remember(user, text, source, fields, supersedes=[head.id])
+        await self._embed_value(value, index)
+        self._refreshed.pop(slot, None)
+        for form in (0, 1, 2):
+            text, source, fields = _encode(
+                namespace, op.key, value, created=created, index=index, ttl=ttl, form=form
+            )
+            if head is not None and head.text == text and head.source == source:
+                return  # the same value again: nothing new (its TTL clock restarts)
+            fields.setdefault("observed_at", now)
+            if head is None:
+                result = await self._remember(
+                    user, text, source, fields, fact_id=self.root_id(namespace, op.key)
+                )
+            else:
+                when = fields.get("valid_from") or fields["observed_at"]
+                reason = (
+                    SupersedeReason.USER_EDIT  # news of an earlier time: the old was never so
+                    if when < head.valid_from
+                    else SupersedeReason.CONTRADICTION
+                )
+                result = await self._remember(
+                    user, text, source, fields, supersedes=[head.id], reason=reason
+                )
+            if result.added:
+                return
+            # another open fact of this user holds the same text (another key's equal
+            # value): hmem skipped it as a duplicate; the JSON form names this key
+        raise ValidationError(f"hmem did not store the value of key {op.key!r}")
 
     async def _remember(
         self, user: str, text: str, source: str, fields: dict[str, Any], **more: Any
     ) -> WriteResult:
-        result: WriteResult = await self._port.acall(
-            "remember", text, user_id=user, source=source, **fields, **more
-        )
+        try:
+            result: WriteResult = await self._port.acall(
+                "remember", text, user_id=user, source=source, infer=False, **fields, **more
+            )
+        except PolicyRefusal as exc:
+            raise StoreRefusal(exc.kind, str(exc)) from None
         return result
 
-    async def _search(self, op: SearchOp) -> list[SearchItem]:
-        user = self.user_of(op.namespace_prefix)
-        rest = dict(op.filter or {})
-        when = {k: parse_when(k, rest.pop(k, None)) for k in ("as_of", "as_of_event")}
-        replaced = bool(rest.pop("include_replaced", False)) or any(when.values())
-        wanted = op.offset + op.limit
-        scored: list[tuple[Fact, float | None]]
-        if op.query:
-            found: SearchResult = await self._port.acall(
-                "search", op.query, user_id=user, k=min(200, max(30, 3 * wanted)), **when
-            )
-            scored = [(h.fact, h.score) for h in found.hits if replaced or h.current]
-            if replaced:  # and the versions each hit replaced (hmem's one-hop history)
-                seen = {f.id for f, _ in scored}
-                for hit in found.hits:
-                    older = [s.fact for s in hit.predecessors if s.fact.id not in seen]
-                    seen.update(f.id for f in older)
-                    scored += [(f, None) for f in older]
-        else:
-            facts: list[Fact] = await self._port.acall("facts", user_id=user, limit=_ALL, **when)
-            facts.sort(key=lambda f: f.known_from, reverse=True)
-            scored = [(f, None) for f in facts]
-        items: list[SearchItem] = []
-        prefix = op.namespace_prefix
-        for fact, score in scored:
-            item = _item(fact, fact.known_from, score)
-            if item is None or item.namespace[: len(prefix)] != prefix:
+    # -- the index ------------------------------------------------------------------------
+    def _texts(self, value: dict[str, Any], index: bool | list[str] | None) -> list[str]:
+        if self._embed is None or index is False:
+            return []
+        paths = self._fields if index is None or index is True else index
+        return [t for path in paths for t in get_text_at_path(value, path)]
+
+    def _cached(self, text: str) -> list[float] | None:
+        with self._lock:
+            vector = self._vectors.get(text)
+            if vector is not None:
+                self._vectors.move_to_end(text)
+            return vector
+
+    async def _vectors_of(self, texts: Sequence[str]) -> dict[str, list[float]]:
+        """Vectors of the texts, from the cache or embedded (one batch)."""
+        out: dict[str, list[float]] = {}
+        todo: list[str] = []
+        for text in dict.fromkeys(texts):
+            vector = self._cached(text)
+            if vector is None:
+                todo.append(text)
+            else:
+                out[text] = vector
+        if todo and self._embed is not None:
+            vectors = await self._embed.aembed_documents(todo)
+            with self._lock:
+                for text, vector in zip(todo, vectors, strict=True):
+                    out[text] = list(vector)
+                    self._vectors[text] = list(vector)
+                while len(self._vectors) > self.max_vectors:
+                    self._vectors.popitem(last=False)
+        return out
+
+    async def _embed_value(self, value: dict[str, Any], index: bool | list[str] | None) -> None:
+        texts = self._texts(value, index)
+        if texts:
+            await self._vectors_of(texts)
+
+    # -- search ---------------------------------------------------------------------------
+    async def _entries(
+        self, user: str, prefix: tuple[str, ...], filters: dict[str, Any], options: dict[str, Any]
+    ) -> list[_Entry]:
+        """The user's items under the prefix that match the filter, newest first."""
+        now = datetime.now(UTC)
+        out: list[_Entry] = []
+        for fact in await self._facts(user, **options):
+            entry = _entry(fact)
+            if entry is None or entry.meta.namespace[: len(prefix)] != prefix:
                 continue
-            if all(_matches(item.value, k, v) for k, v in rest.items()):
-                items.append(item)
-        return items[op.offset : wanted]
+            if self._expired(user, entry, now):
+                continue
+            if all(_matches(entry.value, k, v) for k, v in filters.items()):
+                out.append(entry)
+        out.sort(key=lambda e: (e.fact.known_from, e.fact.id), reverse=True)
+        return out
+
+    async def _search(self, op: SearchOp) -> list[SearchItem]:
+        prefix = tuple(op.namespace_prefix)  # search(["a"]) hands in a list
+        user = self.user_of(prefix)
+        rest = dict(op.filter or {})
+        for name in rest:
+            if not isinstance(name, str) or not _FILTER_KEY.match(name):
+                raise ValueError(
+                    f"Invalid filter key: {name!r}. Filter keys must contain only "
+                    "alphanumeric characters, underscores, dots, and hyphens."
+                )
+        when = {k: parse_when(k, rest.pop(k, None)) for k in ("as_of", "as_of_event")}
+        replaced = bool(rest.pop("include_replaced", False))
+        options: dict[str, Any] = {k: v for k, v in when.items() if v is not None}
+        if replaced:
+            options["include_closed"] = True
+        entries = await self._entries(user, prefix, rest, options)
+        if op.query and self._embed is not None:
+            ranked = await self._rank_by_index(op.query, entries)
+        elif op.query:
+            ranked = await self._rank_by_hmem(user, op.query, entries, when)
+        else:
+            ranked = [(e, None) for e in entries]
+        page = ranked[op.offset : op.offset + op.limit]
+        self._refresh(user, [e for e, _ in page], op.refresh_ttl)
+        return [e.item(score) for e, score in page]
+
+    async def _rank_by_index(
+        self, query: str, entries: list[_Entry]
+    ) -> list[tuple[_Entry, float | None]]:
+        """LangGraph's ranking: cosine of the query and each indexed field, max per item;
+        the items without a vector (``index=False``) after, without a score."""
+        assert self._embed is not None
+        texts = {id(e): self._texts(e.value, e.meta.index) for e in entries}
+        vectors = await self._vectors_of([t for ts in texts.values() for t in ts])
+        wanted = await self._embed.aembed_query(query)
+        scored: list[tuple[_Entry, float | None]] = []
+        unscored: list[tuple[_Entry, float | None]] = []
+        for entry in entries:
+            mine = texts[id(entry)]
+            if mine:
+                scored.append((entry, max(_cosine(wanted, vectors[t]) for t in mine)))
+            else:
+                unscored.append((entry, None))
+        scored.sort(key=lambda pair: pair[1] or 0.0, reverse=True)
+        return scored + unscored
+
+    async def _rank_by_hmem(
+        self, user: str, query: str, entries: list[_Entry], when: dict[str, Any]
+    ) -> list[tuple[_Entry, float | None]]:
+        """hmem's hybrid search first (its scores), then the other matching items."""
+        found: SearchResult = await self._port.acall(
+            "search", query, user_id=user, k=min(200, max(30, len(entries))), **when
+        )
+        by_id = {e.fact.id: e for e in entries}
+        ranked: list[tuple[_Entry, float | None]] = []
+        for hit in found.hits:
+            for fact in [hit.fact, *(s.fact for s in hit.predecessors)]:
+                entry = by_id.pop(fact.id, None)
+                if entry is not None:
+                    ranked.append((entry, hit.score if fact is hit.fact else None))
+        return ranked + [(e, None) for e in entries if e.fact.id in by_id]
 
     async def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         prefix = next((c.path for c in op.match_conditions or () if c.match_type == "prefix"), ())
         user = self.user_of(tuple(prefix))
-        facts: list[Fact] = await self._port.acall("facts", user_id=user, limit=_ALL)
         found: set[tuple[str, ...]] = set()
-        for fact in facts:
-            decoded = _decode(fact)
-            if decoded is None:
-                continue
-            namespace = decoded[0]
+        for entry in await self._entries(user, (), {}, {}):
+            namespace = entry.meta.namespace
             if all(_does_match(c, namespace) for c in op.match_conditions or ()):
                 found.add(namespace[: op.max_depth] if op.max_depth else namespace)
         return sorted(found)[op.offset : op.offset + op.limit]
+
+    # -- TTL ------------------------------------------------------------------------------
+    async def asweep_ttl(self) -> int:
+        """Close the expired items of the users this store served (restorable); how many."""
+        users = [self._user_id] if self._user_id is not None else sorted(self._users)
+        now = datetime.now(UTC)
+        swept = 0
+        for user in users:
+            for fact in await self._facts(user):
+                entry = _entry(fact)
+                if entry is not None and self._expired(user, entry, now):
+                    with contextlib.suppress(NotFoundError):
+                        await self._port.acall("close", fact.id, user_id=user)
+                        swept += 1
+                    self._refreshed.pop((user, entry.meta.namespace, entry.meta.key), None)
+        return swept
+
+    def sweep_ttl(self) -> int:
+        """``asweep_ttl`` from sync code (SqliteStore's / PostgresStore's name)."""
+        return self._sync(self.asweep_ttl())
+
+    def _sync(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self._port.is_async and self._loop is not None and not self._loop.is_closed():
+            return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        return _run(coro)
+
+    def _interval(self, minutes: float | None) -> float:
+        minutes = minutes or (self.ttl_config or {}).get("sweep_interval_minutes") or 5.0
+        return float(minutes) * 60
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: float | None = None
+    ) -> concurrent.futures.Future[None]:
+        """A thread that calls ``sweep_ttl`` every interval until ``stop_ttl_sweeper``."""
+        seconds = self._interval(sweep_interval_minutes)
+        if self._sweeper is not None and not self._sweeper.done():
+            return self._sweeper  # type: ignore[no-any-return]
+        self._sweeper_stop.clear()
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+        def loop() -> None:
+            try:
+                while not self._sweeper_stop.wait(seconds):
+                    self.sweep_ttl()
+            finally:
+                done.set_result(None)
+
+        threading.Thread(target=loop, name="hmem-ttl-sweeper", daemon=True).start()
+        self._sweeper = done
+        return done
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper thread; whether it stopped within ``timeout`` seconds."""
+        if self._sweeper is None:
+            return True
+        self._sweeper_stop.set()
+        try:
+            self._sweeper.result(timeout=timeout)
+        except concurrent.futures.TimeoutError:
+            return False
+        self._sweeper = None
+        return True
+
+    def setup(self) -> None:
+        """Nothing to set up: hmem's schema is ``Memory.init_schema`` / the server's (the
+        name SqliteStore and PostgresStore have)."""
 
     # -- for prompts ----------------------------------------------------------------------
     async def acontext(self, namespace: tuple[str, ...], query: str, *, k: int = 10) -> str:
@@ -346,3 +736,49 @@ class HmemStore(BaseStore):
         if isinstance(item, HmemSearchItem):
             return format_fact(item.fact)
         return json.dumps(item.value)
+
+
+class AsyncHmemStore(HmemStore):
+    """``HmemStore`` for an async backend, shaped like LangGraph's async stores: make it
+    inside the event loop that will run it; ``await sweep_ttl()``,
+    ``await start_ttl_sweeper()`` (a task), ``await stop_ttl_sweeper()``."""
+
+    __slots__ = ("_task",)
+
+    def __init__(self, backend: Backend, **options: Any) -> None:
+        super().__init__(backend, **options)
+        self._task: asyncio.Task[None] | None = None
+
+    async def sweep_ttl(self) -> int:  # type: ignore[override]
+        return await self.asweep_ttl()
+
+    async def start_ttl_sweeper(  # type: ignore[override]
+        self, sweep_interval_minutes: float | None = None
+    ) -> asyncio.Task[None]:
+        seconds = self._interval(sweep_interval_minutes)
+        if self._task is not None and not self._task.done():
+            return self._task
+
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(seconds)
+                await self.asweep_ttl()
+
+        self._task = asyncio.create_task(loop())
+        return self._task
+
+    async def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:  # type: ignore[override]
+        if self._task is None:
+            return True
+        self._task.cancel()
+        try:
+            await asyncio.wait_for(self._task, timeout)
+        except asyncio.CancelledError:
+            pass
+        except TimeoutError:
+            return False
+        self._task = None
+        return True
+
+    async def setup(self) -> None:  # type: ignore[override]
+        """Nothing to set up (see ``HmemStore.setup``)."""
