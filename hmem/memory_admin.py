@@ -6,7 +6,7 @@ export, the audit trail, the running profile.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
@@ -27,6 +27,10 @@ class MemoryAdmin:
     store: GraphStore
     ingest: Ingestor
 
+    if TYPE_CHECKING:
+
+        def ensure_schema_once(self) -> None: ...
+
     def close(
         self,
         fact_id: str,
@@ -36,11 +40,13 @@ class MemoryAdmin:
         observed_at: datetime | None = None,
         reason: SupersedeReason | str = SupersedeReason.RETRACTION,
     ) -> Fact:
+        self.ensure_schema_once()
         return self.store.close(
             user_id, fact_id, at=at, observed_at=observed_at, reason=SupersedeReason(reason)
         )
 
     def restore(self, fact_id: str, *, user_id: str) -> Fact:
+        self.ensure_schema_once()
         return self.store.restore(user_id, fact_id)
 
     def erase(self, fact_id: str, *, user_id: str) -> dict[str, int]:

@@ -17,6 +17,7 @@ __all__ = [
     "apply_schema",
     "check_vector_index",
     "filtered_search",
+    "schema_missing",
     "server_version",
     "show_index",
 ]
@@ -123,6 +124,13 @@ def _fulltext_outdated(driver: Driver, database: str) -> bool:
         return False
     config = row["options"].get("indexConfig") or {}
     return any(config.get(key) != value for key, value in FULLTEXT_CONFIG.items())
+
+
+def schema_missing(driver: Driver, database: str) -> list[str]:
+    """The indexes every search and write relies on that this database lacks (empty
+    when ``apply_schema`` ran here): one ``SHOW INDEXES`` per index, no write."""
+    names = (FULLTEXT_INDEX, VECTOR_INDEX)
+    return [name for name in names if show_index(driver, database, name) is None]
 
 
 def apply_schema(driver: Driver, database: str, dim: int) -> bool:
