@@ -389,6 +389,40 @@ def erase(user_id: str, fact_id: str | None, yes: bool) -> None:
 @main.command()
 @_tenanted
 @click.option("--user", "user_id", required=True)
+@click.option(
+    "--never-true",
+    is_flag=True,
+    help="a correction: it was never true (its world window becomes empty); default: a "
+    "retraction, it stopped being true now",
+)
+@click.option("--at", help="when it stopped being true (ISO-8601 with zone; default: now)")
+@click.argument("fact_id")
+def forget(user_id: str, never_true: bool, at: str | None, fact_id: str) -> None:
+    """Close a fact with no successor (never deletes; `hmem restore` undoes it)."""
+    from hmem.models import SupersedeReason
+
+    reason = SupersedeReason.USER_EDIT if never_true else SupersedeReason.RETRACTION
+    if never_true and at is not None:
+        raise click.BadParameter("--at is when it stopped being true; --never-true has none")
+    with _memory(embed=False) as memory:
+        fact = memory.close(fact_id, user_id=user_id, at=_when(at), reason=reason)
+    click.echo(f"closed ({reason.value}): {_line(fact)}")
+
+
+@main.command()
+@_tenanted
+@click.option("--user", "user_id", required=True)
+@click.argument("fact_id")
+def restore(user_id: str, fact_id: str) -> None:
+    """Undo a close or a supersession: the fact is believed again."""
+    with _memory(embed=False) as memory:
+        fact = memory.restore(fact_id, user_id=user_id)
+    click.echo(f"restored: {_line(fact)}")
+
+
+@main.command()
+@_tenanted
+@click.option("--user", "user_id", required=True)
 @click.option("-k", "k", default=30, show_default=True, help="most hits")
 @click.option("--budget", "token_budget", default=4000, show_default=True, help="token budget")
 @click.option("--as-of", help="belief time: what was believed then (ISO-8601 with zone)")
@@ -482,8 +516,12 @@ class _BenchGroup(click.Group):
         return self._bench().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
+        from hmem.localdb import stop_on_signals
+
         try:
-            return super().invoke(ctx)
+            # a benchmark stopped by SIGTERM (a timeout) or Ctrl-C stops the Neo4j it started
+            with stop_on_signals():
+                return super().invoke(ctx)
         except ModuleNotFoundError as exc:  # a bench command's own dependency (matplotlib, ...)
             raise click.ClickException(self._BENCH_MISSING.format(missing=exc.name)) from exc
 
