@@ -14,6 +14,7 @@ import click
 
 from hmem.cli._common import load_config
 from hmem.cli._common import open_memory as _memory
+from hmem.cli.bench import bench
 from hmem.errors import DateRangeError, HmemError
 
 if TYPE_CHECKING:  # imported where used: `hmem --help` and light commands stay fast
@@ -104,6 +105,16 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "hmem.cli.write",
         "relations",
         "The relation table: what each relation the model names does (no DELETE).",
+    ),
+    "forget": (
+        "hmem.cli.edits",
+        "forget",
+        "Close a fact with no successor (never deletes; `hmem restore` undoes it).",
+    ),
+    "restore": (
+        "hmem.cli.edits",
+        "restore",
+        "Undo a close or a supersession: the fact is believed again.",
     ),
 }
 
@@ -389,40 +400,6 @@ def erase(user_id: str, fact_id: str | None, yes: bool) -> None:
 @main.command()
 @_tenanted
 @click.option("--user", "user_id", required=True)
-@click.option(
-    "--never-true",
-    is_flag=True,
-    help="a correction: it was never true (its world window becomes empty); default: a "
-    "retraction, it stopped being true now",
-)
-@click.option("--at", help="when it stopped being true (ISO-8601 with zone; default: now)")
-@click.argument("fact_id")
-def forget(user_id: str, never_true: bool, at: str | None, fact_id: str) -> None:
-    """Close a fact with no successor (never deletes; `hmem restore` undoes it)."""
-    from hmem.models import SupersedeReason
-
-    reason = SupersedeReason.USER_EDIT if never_true else SupersedeReason.RETRACTION
-    if never_true and at is not None:
-        raise click.BadParameter("--at is when it stopped being true; --never-true has none")
-    with _memory(embed=False) as memory:
-        fact = memory.close(fact_id, user_id=user_id, at=_when(at), reason=reason)
-    click.echo(f"closed ({reason.value}): {_line(fact)}")
-
-
-@main.command()
-@_tenanted
-@click.option("--user", "user_id", required=True)
-@click.argument("fact_id")
-def restore(user_id: str, fact_id: str) -> None:
-    """Undo a close or a supersession: the fact is believed again."""
-    with _memory(embed=False) as memory:
-        fact = memory.restore(fact_id, user_id=user_id)
-    click.echo(f"restored: {_line(fact)}")
-
-
-@main.command()
-@_tenanted
-@click.option("--user", "user_id", required=True)
 @click.option("-k", "k", default=30, show_default=True, help="most hits")
 @click.option("--budget", "token_budget", default=4000, show_default=True, help="token budget")
 @click.option("--as-of", help="belief time: what was believed then (ISO-8601 with zone)")
@@ -493,42 +470,7 @@ def reembed(batch_size: int) -> None:
     click.echo(json.dumps(result))
 
 
-class _BenchGroup(click.Group):
-    """`hmem bench …` lives in the hmem_bench package (the `bench` extra): loaded only when
-    a bench command runs, so the product never imports the benchmark."""
-
-    _BENCH_MISSING = (
-        "the benchmark is not installed ({missing}): pip install 'hmem[bench]' "
-        "(or run from a checkout, where hmem_bench sits beside hmem)"
-    )
-
-    def _bench(self) -> click.Group:
-        try:
-            from hmem_bench.cli import bench
-        except ModuleNotFoundError as exc:
-            raise click.ClickException(self._BENCH_MISSING.format(missing=exc.name)) from exc
-        return bench
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return self._bench().list_commands(ctx)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        return self._bench().get_command(ctx, cmd_name)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        from hmem.localdb import stop_on_signals
-
-        try:
-            # a benchmark stopped by SIGTERM (a timeout) or Ctrl-C stops the Neo4j it started
-            with stop_on_signals():
-                return super().invoke(ctx)
-        except ModuleNotFoundError as exc:  # a bench command's own dependency (matplotlib, ...)
-            raise click.ClickException(self._BENCH_MISSING.format(missing=exc.name)) from exc
-
-
-@main.group(cls=_BenchGroup)
-def bench() -> None:
-    """Benchmarks: LoCoMo retrieval, BEAM updates, speed and cost, graphiti side by side."""
+main.add_command(bench)  # hmem/cli/bench.py
 
 
 if __name__ == "__main__":

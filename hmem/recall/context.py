@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from hmem.infer.dates import relative_dates
+from hmem.infer.relative import relative_dates
 from hmem.models import Fact, SupersedeReason
 from hmem.recall.models import Hit
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from hmem.infer.dates import relative_dates
+from hmem.infer.relative import relative_dates
 from hmem.models import Fact
 from hmem.recall.context import dated, render_hit
 from hmem.recall.models import Hit
