@@ -217,7 +217,8 @@ def test_model_free_stores_the_users_turns(config: Config, driver: Driver, user_
     assert "<PAST_CONVERSATIONS>" in seen
     told = stored[story.MOVED].valid_from
     # "last month" with the month it meant beside it (the context block, issue 49 item 11)
-    meant = told.replace(day=1) - timedelta(days=1)  # last month, as said on that day
+    said = stored[story.MOVED].known_from  # "last month" as said that day
+    meant = said.replace(day=1) - timedelta(days=1)
     assert f"London to Paris last month [{meant:%Y-%m}] (since {told:%Y-%m-%d})" in seen
 
 
