@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
+import threading
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,15 +19,24 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Unpack
 
 from neo4j import Driver, GraphDatabase
+from neo4j.exceptions import Neo4jError
 
 from hmem.config import Config
-from hmem.errors import ConfigError, ModelNotConfiguredError
+from hmem.errors import (
+    ConfigError,
+    ConflictError,
+    ModelNotConfiguredError,
+    RetryableError,
+    SchemaError,
+)
 from hmem.extract.clients import EmbeddingClient, make_chat_client, make_embedder
 from hmem.extract.entities import pipeline, pipeline_name
 from hmem.extract.extractor import Extractor, JsonChat
 from hmem.graph import GraphStore
+from hmem.graph._driver import translate_errors
 from hmem.graph.apikeys import KeyStore
-from hmem.graph.embedding_model import check_model, pending, reembed
+from hmem.graph.embedding_model import check_model, embed_missing, pending, reembed
+from hmem.graph.schema import schema_missing
 from hmem.graph.search import FactSearch
 from hmem.ingest import Ingestor
 from hmem.ingest.pipeline import Pipeline
@@ -37,6 +49,8 @@ from hmem.secret import load_secret
 from hmem.surface import SEARCH_DEFAULTS, FactsOptions, SearchOptions
 from hmem.telemetry import Telemetry
 from hmem.warm_up import RECENT_USERS, recent_users, warm_users
+
+_log = logging.getLogger("hmem.memory")
 
 __all__ = ["NO_CHAT_MODEL", "NO_EMBEDDER", "Memory", "make_driver", "resolve_password"]
 
@@ -141,6 +155,8 @@ class Memory(MemoryWrites, MemoryAdmin):
         )
         self._chat = chat
         self._model_checked = False
+        self._schema_checked = False
+        self._schema_lock = threading.Lock()
         self.ingest = Ingestor(
             open_queue(self.config, secret),
             Pipeline(
@@ -158,6 +174,55 @@ class Memory(MemoryWrites, MemoryAdmin):
         self.ingest.key_check = KeyStore(
             self._driver, database=self.config.neo4j_database
         ).check_grant
+
+    def ensure_schema_once(self) -> None:
+        """Set up hmem's schema on first use: the first write or search of this
+        ``Memory`` looks for the indexes they need (one ``SHOW INDEXES`` each) and, on a
+        database hmem has not set up (a fresh server, your own, Aura), runs
+        ``init_schema()``, which is idempotent; two processes doing so at once both
+        succeed. A database user not allowed to create indexes gets a ``SchemaError``
+        naming what to run instead."""
+        if self._schema_checked:
+            return
+        with self._schema_lock:
+            if self._schema_checked:
+                return
+            db = self.config.neo4j_database
+            with translate_errors(self._driver):
+                missing = schema_missing(self._driver, db)
+            if missing:
+                _log.info(
+                    "schema: %s missing on database %r; setting up hmem's schema (init_schema)",
+                    ", ".join(missing),
+                    db,
+                )
+                self._init_schema_retrying(missing)
+            self._schema_checked = True
+
+    def _init_schema_retrying(self, missing: list[str]) -> None:
+        """``init_schema`` on first use; another process setting the schema up at the
+        same moment can make a statement fail once (an index it just created, a lock):
+        the next attempt finds the work done."""
+        for attempt in range(4):
+            try:
+                self.init_schema()
+                return
+            except (RetryableError, ConflictError) as exc:
+                failure: Exception = exc
+            except Neo4jError as exc:
+                if "Schema" not in (exc.code or "") or "Security" in (exc.code or ""):
+                    raise SchemaError(
+                        f"hmem's schema is not set up on database {self.config.neo4j_database!r} "
+                        f"({', '.join(missing)} missing) and creating it failed: "
+                        f"{exc.code}. Run Memory(config).init_schema() (or `hmem init-schema`) "
+                        "once as a Neo4j user allowed to create indexes and constraints"
+                    ) from exc
+                failure = exc
+            time.sleep(0.2 * (attempt + 1))
+        raise SchemaError(
+            f"setting up hmem's schema on first use failed ({failure}); run "
+            "Memory(config).init_schema() (or `hmem init-schema`) once, then retry"
+        ) from failure
 
     def check_embedding_model(self) -> None:
         """Record the embedder as the store's model, or refuse another one
@@ -190,6 +255,26 @@ class Memory(MemoryWrites, MemoryAdmin):
         )
         self._model_checked = True
         return result
+
+    def embed_missing(
+        self, *, batch_size: int = 256, progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Embed the facts that have no vector at all (written while no embedding model
+        was configured: an offline first ``make demo``) with this instance's embedder,
+        once it is checked as the store's model; returns how many. Without it dense
+        search never finds them. ``hmem serve --demo`` / ``--init-schema`` runs it at
+        start. Safe to rerun; 0 without an embedder."""
+        if self.embedder is None:
+            return 0
+        self.ensure_schema_once()
+        self.check_embedding_model()
+        return embed_missing(
+            self._driver,
+            self.config.neo4j_database,
+            embed=self.embedder.embed,
+            batch_size=batch_size,
+            progress=progress or (lambda n: None),
+        )
 
     def reembed_pending(self) -> int:
         """How many facts ``reembed`` has left to do for this instance's embedder."""
@@ -262,7 +347,11 @@ class Memory(MemoryWrites, MemoryAdmin):
 
     # -- lifecycle ------------------------------------------------------------------------
     def init_schema(self) -> None:
+        """Create hmem's constraints and indexes (idempotent). Not needed before use: the
+        first write or search does it on a database that lacks them
+        (``ensure_schema_once``)."""
         self.store.ensure_schema()
+        self._schema_checked = True
 
     def shutdown(self) -> None:
         self.recall.close()  # pending last_used_at touches finish before the driver goes
@@ -287,15 +376,18 @@ class Memory(MemoryWrites, MemoryAdmin):
     # -- reads ----------------------------------------------------------------------------
     def get(self, fact_id: str, *, user_id: str, as_of: datetime | None = None) -> Fact:
         """The fact; with ``as_of`` as it was believed then (nothing learned later)."""
+        self.ensure_schema_once()
         return self.store.get(user_id, fact_id, as_of=as_of)
 
     def history(self, fact_id: str, *, user_id: str, as_of: datetime | None = None) -> FactHistory:
         """The supersession chain; with ``as_of`` as it was believed then."""
+        self.ensure_schema_once()
         return self.store.history(user_id, fact_id, as_of=as_of)
 
     def facts(self, *, user_id: str, **options: Unpack[FactsOptions]) -> list[Fact]:
         """Current facts by default, a page of ``limit`` (100) from ``offset`` (0); the
         options: ``hmem.surface.FactsOptions``."""
+        self.ensure_schema_once()
         return self.store.list_facts(user_id, **options)
 
     # -- recall ---------------------------------------------------------------------------
@@ -307,6 +399,7 @@ class Memory(MemoryWrites, MemoryAdmin):
         time) / ``as_of_event`` (world time) select the past, and a question about the
         past ("before", "used to", …) ranks replaced facts too. Without an embedder the
         search is lexical + entity only (``result.dense``)."""
+        self.ensure_schema_once()
         self.check_embedding_model()
         given: SearchOptions = {**SEARCH_DEFAULTS, **options}
         with self.telemetry.span(

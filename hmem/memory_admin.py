@@ -6,7 +6,7 @@ export, the audit trail, the running profile.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
@@ -27,6 +27,10 @@ class MemoryAdmin:
     store: GraphStore
     ingest: Ingestor
 
+    if TYPE_CHECKING:
+
+        def ensure_schema_once(self) -> None: ...
+
     def close(
         self,
         fact_id: str,
@@ -36,6 +40,7 @@ class MemoryAdmin:
         observed_at: datetime | None = None,
         reason: SupersedeReason | str = SupersedeReason.RETRACTION,
     ) -> Fact:
+        self.ensure_schema_once()
         return self.store.close(
             user_id, fact_id, at=at, observed_at=observed_at, reason=SupersedeReason(reason)
         )
@@ -43,6 +48,7 @@ class MemoryAdmin:
     def restore(self, fact_id: str, *, user_id: str, observed_at: datetime | None = None) -> Fact:
         """Believe a closed fact again from ``observed_at`` (default now) on; earlier
         views still show it closed (docs/time.md)."""
+        self.ensure_schema_once()
         return self.store.restore(user_id, fact_id, observed_at=observed_at)
 
     def erase(self, fact_id: str, *, user_id: str) -> dict[str, int]:

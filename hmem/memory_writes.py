@@ -66,6 +66,8 @@ class MemoryWrites:
 
         def check_embedding_model(self) -> None: ...
 
+        def ensure_schema_once(self) -> None: ...
+
         def _chat_client(self) -> Any: ...
 
         @property
@@ -274,6 +276,7 @@ class MemoryWrites:
         batch), then one transaction; traced as one span (ids and counts only).
         ``prepare`` (``remember``'s infer) sees the drafts with their entities and
         vectors and returns the drafts to write, or a result instead."""
+        self.ensure_schema_once()
         with self.telemetry.span(operation, user_id=user_id, hmem__facts=len(drafts)) as span:
             drafts = self._with_entities(drafts, user_id)
             missing = [i for i, d in enumerate(drafts) if d.embedding is None]
@@ -370,6 +373,7 @@ class MemoryWrites:
         if not self.extraction_configured:
             raise ModelNotConfiguredError(f"add() needs a language model; {NO_CHAT_MODEL}")
         require_allowed_session(messages, session_id)
+        self.ensure_schema_once()
         self.check_embedding_model()
         with self.telemetry.span("add", user_id=user_id, hmem__background=background) as span:
             result = self.ingest.add(

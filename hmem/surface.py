@@ -203,6 +203,8 @@ LOCAL_ONLY = frozenset(
         "capabilities",
         "catch_up",
         "check_embedding_model",
+        "embed_missing",
+        "ensure_schema_once",
         "import_sessions",
         "init_schema",
         "maintain",

@@ -64,7 +64,7 @@ from hmem.graph.schema import (
     show_index,
 )
 from hmem.graph.search import DenseStrategy, FactSearch, Question
-from hmem.localdb import LocalNeo4j
+from hmem.localdb import LocalNeo4j, stop_on_signals
 from hmem.recall import Recall
 from hmem.recall.query import STOPWORDS
 from hmem_bench.corpus import Corpus, default_roots, real_corpus
@@ -811,4 +811,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with stop_on_signals():  # SIGTERM (hmem bench run stopped) stops the server it started
+        sys.exit(main())

@@ -42,6 +42,12 @@ def _stream(command: list[str], *, timeout: float) -> tuple[int, str]:
                 print(f"  {line.rstrip()}", file=sys.stderr, flush=True)
         finally:
             timer.cancel()
+            if proc.poll() is None:  # we were stopped (SIGTERM, Ctrl-C): so is the step,
+                proc.terminate()  # which stops the Neo4j it started (stop_on_signals)
+                try:
+                    proc.wait(timeout=300)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
         returncode = proc.wait()
     return returncode, "".join(lines)
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from hmem.config import Config
-from hmem.localdb import LocalNeo4j
+from hmem.localdb import LocalNeo4j, stop_on_signals
 from hmem.memory import Memory
 from hmem.models import EntityRef, FactDraft
 from hmem_bench.data import load_locomo
@@ -169,4 +169,5 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with stop_on_signals():
+        main()

@@ -1,11 +1,16 @@
 """A LangGraph agent whose long-term memory is hmem (``HmemStore``).
 
-    pip install 'hmem[langgraph]'    # + langchain-openai for a real model
-    hmem neo4j start                 # or HMEM_API_URL / HMEM_API_KEY for a running API
+    pip install '.[langgraph]'       # from the checkout (hmem is not on PyPI yet)
+    make demo                        # or HMEM_API_URL / HMEM_API_KEY for a running API
     python examples/langgraph/agent.py
 
 With no OPENAI_API_KEY a scripted model plays the agent (it saves what the user says and
-answers from memory); with one, gpt-4o-mini does (langchain-openai).
+answers from memory); with one, gpt-4o-mini does (langchain-openai). At the end it
+prints the user it wrote and where to look at what it remembered. To see it in the
+inspector, run it through the demo's API (its user is then of tenant ``demo``):
+
+    HMEM_API_URL=http://127.0.0.1:8000 HMEM_API_KEY=$(cat .hmem/neo4j/demo-api-key) \
+        python examples/langgraph/agent.py
 """
 
 from __future__ import annotations
@@ -31,9 +36,7 @@ def backend() -> Client | Memory:
     Memory on the local Neo4j (`hmem neo4j start`)."""
     if os.environ.get("HMEM_API_URL"):
         return Client(os.environ["HMEM_API_URL"], api_key=os.environ["HMEM_API_KEY"])
-    memory = Memory()
-    memory.init_schema()
-    return memory
+    return Memory()  # sets hmem's schema up on first use
 
 
 @tool
@@ -81,9 +84,28 @@ def build() -> Any:
     return graph.compile(store=HmemStore(backend()))
 
 
+def where_to_look(user: str, remote: bool) -> str:
+    """How to see what the agent wrote for ``user``."""
+    if remote:
+        api = os.environ["HMEM_API_URL"].rstrip("/")
+        return (
+            f"What the agent remembered: user {user!r} of your key's tenant:\n"
+            f"  {api}/inspector/#user={user}   (paste the key)"
+        )
+    return (
+        f"What the agent remembered: user {user!r}, stored without a tenant:\n"
+        f"  .venv/bin/hmem facts --user {user} --all\n"
+        "  (the API and the inspector show a tenant's users: run this example with "
+        "HMEM_API_URL and HMEM_API_KEY to write through the demo's API instead)"
+    )
+
+
 if __name__ == "__main__":
     app = build()
-    config = {"configurable": {"langgraph_user_id": f"example-{uuid.uuid4().hex[:8]}"}}
+    remote = bool(os.environ.get("HMEM_API_URL"))
+    user = f"example-{uuid.uuid4().hex[:8]}"
+    config = {"configurable": {"langgraph_user_id": user}}
     for said in ("I moved from London to Paris last month.", "Where did I live before Paris?"):
         out = app.invoke({"messages": [HumanMessage(said)]}, config)
         print(f"user:  {said}\nagent: {out['messages'][-1].content}")
+    print(where_to_look(user, remote))

@@ -14,6 +14,7 @@ import click
 
 from hmem.cli._common import load_config
 from hmem.cli._common import open_memory as _memory
+from hmem.cli.bench import bench
 from hmem.errors import DateRangeError, HmemError
 
 if TYPE_CHECKING:  # imported where used: `hmem --help` and light commands stay fast
@@ -104,6 +105,16 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "hmem.cli.write",
         "relations",
         "The relation table: what each relation the model names does (no DELETE).",
+    ),
+    "forget": (
+        "hmem.cli.edits",
+        "forget",
+        "Close a fact with no successor (never deletes; `hmem restore` undoes it).",
+    ),
+    "restore": (
+        "hmem.cli.edits",
+        "restore",
+        "Undo a close or a supersession: the fact is believed again.",
     ),
 }
 
@@ -459,38 +470,7 @@ def reembed(batch_size: int) -> None:
     click.echo(json.dumps(result))
 
 
-class _BenchGroup(click.Group):
-    """`hmem bench …` lives in the hmem_bench package (the `bench` extra): loaded only when
-    a bench command runs, so the product never imports the benchmark."""
-
-    _BENCH_MISSING = (
-        "the benchmark is not installed ({missing}): pip install 'hmem[bench]' "
-        "(or run from a checkout, where hmem_bench sits beside hmem)"
-    )
-
-    def _bench(self) -> click.Group:
-        try:
-            from hmem_bench.cli import bench
-        except ModuleNotFoundError as exc:
-            raise click.ClickException(self._BENCH_MISSING.format(missing=exc.name)) from exc
-        return bench
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return self._bench().list_commands(ctx)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        return self._bench().get_command(ctx, cmd_name)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except ModuleNotFoundError as exc:  # a bench command's own dependency (matplotlib, ...)
-            raise click.ClickException(self._BENCH_MISSING.format(missing=exc.name)) from exc
-
-
-@main.group(cls=_BenchGroup)
-def bench() -> None:
-    """Benchmarks: LoCoMo retrieval, BEAM updates, speed and cost, graphiti side by side."""
+main.add_command(bench)  # hmem/cli/bench.py
 
 
 if __name__ == "__main__":

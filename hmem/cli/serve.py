@@ -85,9 +85,10 @@ def serve(
                 with Memory(config, driver=driver) as memory:
                     memory.init_schema()
                     store.ensure_schema()
+                    lines += _embed_missing(memory)
                     if demo:
                         path = key_file or config.neo4j_home / "demo-api-key"
-                        lines = _seed_demo(memory, store, config, path, reset=reset)
+                        lines += _seed_demo(memory, store, config, path, reset=reset)
             finally:
                 driver.close()
     except HmemError as exc:
@@ -130,6 +131,32 @@ def _announce(server: object, app: Any, lines: list[str]) -> None:
     # Offline, "off" is the one thing that explains searches missing every paraphrase.
     click.echo("\n".join(["", "The API accepts connections.", f"Dense search:  {dense}", *lines]))
     sys.stdout.flush()
+
+
+def _embed_missing(memory: Memory) -> list[str]:
+    """Facts written while no embedding model was configured (an offline first `make
+    demo`) get their vectors now that one is, with progress on stderr; what was done,
+    for the banner. Nothing to say without a model or with every fact embedded."""
+    embedder = memory.embedder
+    if embedder is None:
+        return []
+    done = 0
+
+    def progress(n: int) -> None:
+        nonlocal done
+        if not done:
+            click.echo(
+                f"Embedding the facts stored without a vector (written while no model was "
+                f"configured) with {embedder.model_name}...",
+                err=True,
+            )
+        done += n
+        click.echo(f"  {done} embedded", err=True)
+
+    total = memory.embed_missing(progress=progress)
+    if not total:
+        return []
+    return [f"Embedded {total} facts stored without a vector: dense search now finds them too."]
 
 
 def _seed_demo(

@@ -24,7 +24,15 @@ from hmem.graph._driver import run_statement
 from hmem.graph._records import packed
 from hmem.graph.schema import apply_schema, check_vector_index
 
-__all__ = ["StoreModel", "check_model", "forget_model", "pending", "reembed", "store_model"]
+__all__ = [
+    "StoreModel",
+    "check_model",
+    "embed_missing",
+    "forget_model",
+    "pending",
+    "reembed",
+    "store_model",
+]
 
 _KEY = "store"
 
@@ -156,3 +164,45 @@ def reembed(
 def pending(driver: Driver, database: str, name: str) -> int:
     """How many facts are not yet embedded with ``name``."""
     return int(run_statement(driver, database, "admin_reembed_count", model=name)[0]["pending"])
+
+
+def embed_missing(
+    driver: Driver,
+    database: str,
+    *,
+    embed: Callable[[Sequence[str]], list[list[float]]],
+    batch_size: int = 256,
+    progress: Callable[[int], None] = lambda n: None,
+) -> int:
+    """Give every fact that has no vector at all (written while no embedding model was
+    configured) one from ``embed``, in batches across users; returns how many. The
+    caller has checked ``embed``'s model against the store's (``check_model``): the
+    other facts' vectors come from the same model. Safe to rerun and to interrupt."""
+    [row] = run_statement(
+        driver, database, "schema_procedure_exists", procedure=VECTOR_SET_PROCEDURE
+    )
+    plugin = bool(row["present"])
+    done = 0
+    while rows := run_statement(driver, database, "admin_vectors_missing", limit=batch_size):
+        vectors = embed([r["text"] for r in rows])
+        by_user: dict[str, list[dict[str, Any]]] = {}
+        for r, v in zip(rows, vectors, strict=True):
+            by_user.setdefault(r["user_id"], []).append(
+                {
+                    "id": r["id"],
+                    "embedding": None if plugin else list(v),
+                    "packed": packed(v) if plugin else None,
+                }
+            )
+        written = 0
+        for user_id, payload in by_user.items():
+            [out] = run_statement(
+                driver, database, "fact_set_embedding", native=plugin, user_id=user_id,
+                rows=payload,
+            )  # fmt: skip
+            written += int(out["embedded"])
+        if not written:
+            break  # erased meanwhile: the next scan would find the same rows
+        done += written
+        progress(written)
+    return done

@@ -19,6 +19,7 @@ __all__ = [
     "check_vector_index",
     "filtered_search",
     "migrate_belief_history",
+    "schema_missing",
     "server_version",
     "show_index",
 ]
@@ -158,6 +159,11 @@ def migrate_belief_history(driver: Driver, database: str, batch: int = 10_000) -
         total += int(row["migrated"])
         if row["migrated"] < batch:
             return total
+def schema_missing(driver: Driver, database: str) -> list[str]:
+    """The indexes every search and write relies on that this database lacks (empty
+    when ``apply_schema`` ran here): one ``SHOW INDEXES`` per index, no write."""
+    names = (FULLTEXT_INDEX, VECTOR_INDEX)
+    return [name for name in names if show_index(driver, database, name) is None]
 
 
 def apply_schema(driver: Driver, database: str, dim: int) -> bool:

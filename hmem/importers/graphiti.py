@@ -309,6 +309,9 @@ def import_graphiti(
     state = group_state(source, group_id)  # before anything is written: no stray user
     target = user_id or group_id
     summary = ImportSummary(group_id=group_id, user_id=target, source=state)
+    # the schema first, even for an unchanged rerun: a store that lost an index gets it
+    # back here rather than failing its next search on the missing index
+    memory.init_schema()
     previous = _watermark(memory, target, group_id)
     if previous is not None:
         summary.since = previous["at"].isoformat()
@@ -316,7 +319,6 @@ def import_graphiti(
         if if_changed and (seen.get("state"), seen.get("uri")) == (state, source.uri):
             summary.unchanged = True
             return summary
-    memory.init_schema()
     _sync(memory, source, group_id, summary, batch, progress, on_plan)
     memory.store.record_sync(
         target,

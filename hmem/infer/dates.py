@@ -103,6 +103,7 @@ class _Found:
     end: int
     when: When
     role: str = "point"  # point, since, until, range_from, range_to, skip
+    kind: str = ""  # the reader's (_READERS): which words read it
 
 
 # -- calendar arithmetic ------------------------------------------------------------------
@@ -411,7 +412,7 @@ def _find(text: str, base: datetime) -> list[_Found]:
                 role = "since"
             elif kind == "for_n":
                 role = "since" if _FOR_HAVE.search(text[: m.start()]) else "skip"
-            hits.append(_Found(m.start(), m.end(), when, role))
+            hits.append(_Found(m.start(), m.end(), when, role, kind))
     # the longest reading of each stretch of words wins, then the earliest
     hits.sort(key=lambda f: (f.begin, -(f.end - f.begin)))
     kept: list[_Found] = []

@@ -5,6 +5,12 @@ cached); the server runs from them with a generated config: loopback only, auth 
 with a generated password, small memory. Users with Docker use ``docker-compose.yml``.
 """
 
-from hmem.localdb.server import TX_LOG_SETTINGS, LocalNeo4j, LocalNeo4jError
+from hmem.localdb.server import (
+    TX_LOG_SETTINGS,
+    LocalNeo4j,
+    LocalNeo4jError,
+    Terminated,
+    stop_on_signals,
+)
 
-__all__ = ["TX_LOG_SETTINGS", "LocalNeo4j", "LocalNeo4jError"]
+__all__ = ["TX_LOG_SETTINGS", "LocalNeo4j", "LocalNeo4jError", "Terminated", "stop_on_signals"]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from types import FrameType
 
 from hmem.localdb.install import (
     _JVM_FLAGS,
@@ -26,14 +30,51 @@ __all__ = [
     "TX_LOG_SETTINGS",
     "LocalNeo4j",
     "LocalNeo4jError",
+    "Terminated",
     "find_java",
     "resolve_version",
+    "stop_on_signals",
 ]
 
 
 # Servers this process started: kept referenced so the detached child is never
 # garbage-collected while running, and reaped when we stop it.
 _STARTED: dict[int, subprocess.Popen[bytes]] = {}
+# The servers this process started and has not stopped (stop_on_signals stops them).
+_RUNNING: dict[int, LocalNeo4j] = {}
+
+
+class Terminated(SystemExit):
+    """SIGTERM arrived (a timeout, ``kill``) inside ``stop_on_signals``."""
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Within it, SIGTERM ends this process the way Ctrl-C (SIGINT) does: as an
+    exception, so ``finally`` blocks and child processes' waits run; and on either
+    signal every local Neo4j this process started and has not stopped is stopped before
+    the process exits (a benchmark's 4 GB server must not outlive a timeout). A server
+    started outside a signal keeps running as asked (``hmem neo4j start``)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread
+        return
+
+    def terminated(signum: int, frame: FrameType | None) -> None:
+        raise Terminated(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    previous_int = signal.getsignal(signal.SIGINT)
+    try:
+        yield
+    except (KeyboardInterrupt, Terminated):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second signal: finish stopping
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for server in list(_RUNNING.values()):
+            server.stop()
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
 
 
 @dataclass
@@ -97,6 +138,7 @@ class LocalNeo4j(Neo4jHome):
         )
         console.close()
         _STARTED[proc.pid] = proc
+        _RUNNING[proc.pid] = self
         self.pid_file.write_text(f"{proc.pid}\n")
         self._say(f"starting pid {proc.pid}, waiting for Bolt on {self.bolt_uri}")
         self._wait_ready(proc, started + timeout)
@@ -111,6 +153,7 @@ class LocalNeo4j(Neo4jHome):
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 _STARTED.pop(proc.pid, None)
+                _RUNNING.pop(proc.pid, None)
                 self.pid_file.unlink(missing_ok=True)
                 raise LocalNeo4jError(
                     f"Neo4j exited with code {proc.returncode}; last lines:\n" + self.log_tail()
@@ -162,6 +205,7 @@ class LocalNeo4j(Neo4jHome):
         else:
             self._say(f"no clean stop after {timeout:.0f}s, killing pid {pid}")
             os.kill(pid, signal.SIGKILL)
+        _RUNNING.pop(pid, None)
         child = _STARTED.pop(pid, None)
         if child is not None:
             child.wait()

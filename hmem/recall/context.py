@@ -22,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from hmem.infer.relative import relative_dates
 from hmem.models import Fact, SupersedeReason
 from hmem.recall.models import Hit
 
-__all__ = ["header", "pack", "render_conflict", "render_hit", "window"]
+__all__ = ["dated", "header", "pack", "render_conflict", "render_hit", "window"]
 
 _VERB = {
     SupersedeReason.CONTRADICTION: "replaced",
@@ -40,10 +41,22 @@ def _day(value: datetime) -> str:
     return value.strftime("%Y-%m-%d")
 
 
+def dated(text: str, said_at: datetime) -> str:
+    """``text`` with the date each relative phrase meant when it was said beside it:
+    "My dog Rex died last week [week of 2026-10-26]", so the block never reads "last
+    week" as the reader's last week."""
+    out, at = [], 0
+    for _begin, end, date in relative_dates(text, said_at):
+        out += [text[at:end], f" [{date}]"]
+        at = end
+    return "".join(out) + text[at:]
+
+
 def _text(fact: Fact) -> str:
-    """The fact's text; a chat turn's with who said it in front ("caroline: ..."),
-    unless the text already starts so."""
-    text = " ".join(fact.text.split()).rstrip(".")
+    """The fact's text, with relative dates resolved beside their words (``dated``); a
+    chat turn's with who said it in front ("caroline: ..."), unless the text already
+    starts so."""
+    text = dated(" ".join(fact.text.split()).rstrip("."), fact.known_from)
     if fact.speaker and not text.casefold().startswith(f"{fact.speaker}:"):
         return f"{fact.speaker}: {text}"
     return text

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -215,7 +216,10 @@ def test_model_free_stores_the_users_turns(config: Config, driver: Driver, user_
     seen = llm.last_input()
     assert "<PAST_CONVERSATIONS>" in seen
     told = stored[story.MOVED].valid_from
-    assert f"London to Paris last month (since {told:%Y-%m-%d})" in seen
+    # "last month" with the month it meant beside it (the context block, issue 49 item 11)
+    said = stored[story.MOVED].known_from  # "last month" as said that day
+    meant = said.replace(day=1) - timedelta(days=1)
+    assert f"London to Paris last month [{meant:%Y-%m}] (since {told:%Y-%m-%d})" in seen
 
 
 def test_add_memory_delete_memory_close(mem: Memory, user_id: str) -> None:

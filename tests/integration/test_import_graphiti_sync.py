@@ -339,3 +339,39 @@ def test_a_database_without_graphiti_data_is_named(
     result = _import("--group-id", "anything", "--user", user_id)
     _one_line_error(result, "NotFoundError", "has no Graphiti data")
     assert _hmem_counts(driver, user_id)["nodes"] == 0
+
+
+def test_a_close_reason_does_not_depend_on_when_the_sync_ran(
+    config: Config, memory: Memory, driver: Driver, user_id: str, group: str
+) -> None:
+    """London expired before its successor existed: the first sync closes it with no
+    successor (retraction); once the Paris edge is there, the next sync links it and
+    London reads 'contradiction', as one sync of the final graph says."""
+    maya, london, paris = (
+        _node(group, "Maya", "Person"),
+        _node(group, "London", "Place"),
+        _node(group, "Paris", "Place"),
+    )
+    lives = _edge(
+        group, maya, london, "LIVES_IN", "Maya lives in London.",
+        valid_at=at(2025, 1, 14), created_at=at(2025, 1, 14),
+    )  # fmt: skip
+    _save(config, maya, london, paris, lives)
+    _summary(_import("--group-id", group, "--user", user_id))
+    lives.invalid_at, lives.expired_at = at(2026, 3, 1), at(2026, 3, 2, 9)
+    _save(config, lives)
+    _summary(_import("--group-id", group, "--user", user_id))
+    assert memory.get(lives.uuid, user_id=user_id).close_reason == "retraction"
+
+    moved = _edge(
+        group, maya, paris, "LIVES_IN", "Maya moved from London to Paris on 1 March 2026.",
+        valid_at=at(2026, 3, 1), created_at=at(2026, 3, 2, 8),
+    )  # fmt: skip
+    _save(config, moved)
+    third = _summary(_import("--group-id", group, "--user", user_id))
+    assert third["supersedes_added"] == 1
+    old = memory.get(lives.uuid, user_id=user_id)
+    assert old.close_reason == "contradiction"
+    assert [s.link.reason for s in memory.history(lives.uuid, user_id=user_id).successors] == [
+        "contradiction"
+    ]

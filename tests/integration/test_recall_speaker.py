@@ -5,6 +5,7 @@ signal, scored by the server and by hmem.recall.scoring alike)."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -125,5 +126,6 @@ def test_the_cli_writes_a_speaker_and_explains_its_part(
         main, ["search", "--user", user_id, "--explain", "What did Caroline paint?"]
     )
     assert out.exit_code == 0, out.output
-    assert "- caroline: Today I painted the lake (" in out.output  # the context line
+    # the context line, "today" with the day it meant beside it (issue 49 item 11)
+    assert re.search(r"- caroline: Today \[\d{4}-\d\d-\d\d\] I painted the lake \(", out.output)
     assert "speaker 0.130" in out.output  # the weighted part, as --explain lists parts

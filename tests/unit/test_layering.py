@@ -53,7 +53,7 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 FACES = LAYERS[-1][1:]
 INTERNALS = ("hmem.ingest", "hmem.extract")  # their _underscore modules stay inside
-BENCH_ENTRY = "hmem.cli.main"  # `hmem bench` loads hmem_bench lazily, and only there
+BENCH_ENTRY = "hmem.cli.bench"  # `hmem bench` loads hmem_bench lazily, and only there
 
 
 def _name(path: Path) -> str:

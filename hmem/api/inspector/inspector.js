@@ -1,6 +1,9 @@
 // hmem's memory inspector: one user's facts on both clocks, what replaced what, and why
 // a search ranked what it did. It reads the public API with the key typed in (kept in
-// this tab's sessionStorage only) and never writes. No libraries, no CDN.
+// this tab's sessionStorage only, sent as a bearer header: no cookie, so another site
+// cannot act for you). It changes a fact only on a button press the person confirms:
+// close (a retraction), never true (a correction), restore, erase a fact or the user,
+// each the public API's own call. No libraries, no CDN.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -62,6 +65,7 @@ function asOfParams() {
 
 async function load() {
   say("status", "loading…");
+  setPlaceholder();
   try {
     state.all = await listFacts({ include_closed: "true" });
     const asOf = asOfParams();
@@ -89,6 +93,64 @@ function remember() {
   const q = new URLSearchParams({ user: $("user").value.trim() });
   for (const id of ["as_of_event", "as_of"]) if ($(id).value) q.set(id, $(id).value);
   history.replaceState(null, "", `#${q}`);
+}
+
+function setPlaceholder() {
+  const user = $("user").value.trim();
+  const name = user ? user[0].toUpperCase() + user.slice(1) : "the user";
+  $("query").placeholder = `e.g. Where does ${name} live?`;
+}
+
+// -- changes, each confirmed, each through the public API ---------------------------------
+async function act(label, question, call, answer = null) {
+  if (answer === null ? !window.confirm(question) : window.prompt(question) !== answer) {
+    say("status", `${label}: cancelled`);
+    return;
+  }
+  try {
+    await call();
+    await load();
+    say("status", `${label}: done. ${$("status").textContent}`);
+  } catch (err) {
+    say("status", `${label} failed: ${String(err.message || err)}`, true);
+  }
+}
+
+function factPath(f) {
+  return `/facts/${encodeURIComponent(f.id)}`;
+}
+
+function actions(f) {
+  const box = el("span", { class: "actions" });
+  const button = (name, title, onClick) => {
+    const b = el("button", { type: "button", class: "act", "data-act": name, title, text: name });
+    b.addEventListener("click", onClick);
+    box.append(b);
+  };
+  const quoted = `“${f.text}”`;
+  if (!f.known_to) {
+    button("close", "it stopped being true now (a retraction); restore undoes it", () =>
+      act("close", `Close ${quoted}?\nIt stops being true now (a retraction). It stays as history; Restore undoes it.`,
+        () => api(`${factPath(f)}/close`, { method: "POST", body: JSON.stringify({ reason: "retraction" }) })));
+    button("never true", "it was never true (a correction); restore undoes it", () =>
+      act("never true", `Mark ${quoted} as never true?\nA correction: its true window becomes empty. Restore undoes it.`,
+        () => api(`${factPath(f)}/close`, { method: "POST", body: JSON.stringify({ reason: "user_edit" }) })));
+  } else {
+    button("restore", "believe it again (undoes a close or a replacement)", () =>
+      act("restore", `Restore ${quoted}?\nIt is believed again, as before it was closed or replaced.`,
+        () => api(`${factPath(f)}/restore`, { method: "POST" })));
+  }
+  button("erase", "delete it for good (not undoable)", () =>
+    act("erase", `Erase ${quoted} for good?\nIt is deleted with its vector; this cannot be undone.`,
+      () => api(factPath(f), { method: "DELETE" })));
+  return box;
+}
+
+function eraseUser() {
+  const user = $("user").value.trim();
+  if (!user) return;
+  act("erase user", `Erase EVERYTHING stored for user ${user}? This cannot be undone.\nType the user id to confirm:`,
+    () => api("", { method: "DELETE" }), user);
 }
 
 function render() {
@@ -151,7 +213,9 @@ function renderTimeline() {
   for (let y = new Date(lo).getUTCFullYear() + 1; Date.UTC(y, 0, 1) < hi; y++) {
     const at = x(Date.UTC(y, 0, 1));
     axis.append(el("svg:line", { x1: `${at}%`, x2: `${at}%`, y1: 12, y2: 22, stroke: "#9aa3ad" }));
-    if (at < 97) axis.append(el("svg:text", { x: `${at}%`, y: 10, "font-size": 11, "text-anchor": "middle", fill: "#5b6670", text: String(y) }));
+    // a label at either edge is anchored inside the axis, not cut in half by it
+    const anchor = at < 4 ? "start" : at > 96 ? "end" : "middle";
+    axis.append(el("svg:text", { x: `${at}%`, y: 10, "font-size": 11, "text-anchor": anchor, fill: "#5b6670", text: String(y) }));
   }
   marks(axis, x, 22);
   box.append(el("div", { class: "row" }, el("span"), axis));
@@ -164,16 +228,25 @@ function renderTimeline() {
     // only a retraction or a correction ends belief; a replaced or ended fact is still
     // believed, with its end (docs/time.md)
     const withdrawn = ["retraction", "user_edit"].includes(f.close_reason) ? f.known_to : null;
-    const meta = `true ${day(f.valid_from)} → ${day(f.valid_to) || "now"} · believed ${day(f.known_from)} → ${day(withdrawn) || "now"}`;
+    const meta = `${trueWindow(f)} · believed ${day(f.known_from)} → ${day(withdrawn) || "now"}`;
     const text = el("div", { class: "text" }, el("b", { text: f.text }));
     if (f.close_reason) text.append(el("span", { class: "badge closed", text: `closed: ${f.close_reason}` }));
     text.append(el("span", { class: "meta", text: `${meta} · ${f.category} · ${f.id}` }));
+    text.append(actions(f));
     const svg = el("svg:svg", { class: "bars" });
     bar(svg, x, f.valid_from, f.valid_to, 2, 10, "valid", `valid ${meta}`);
     bar(svg, x, f.known_from, withdrawn, 15, 8, "belief", `belief ${meta}`);
     marks(svg, x, 26);
     box.append(el("div", { class: closed ? "row closed" : "row", "data-fact": f.id }, text, svg));
   }
+}
+
+// When it is (or was) true, as the API says: a start after now reads "from <date>".
+function trueWindow(f) {
+  if (f.valid_to && f.valid_to <= f.valid_from) return "never true";
+  if (f.valid_to) return `true ${day(f.valid_from)} → ${day(f.valid_to)}`;
+  if (Date.parse(f.valid_from) > Date.now()) return `true from ${day(f.valid_from)}`;
+  return `true ${day(f.valid_from)} → now`;
 }
 
 function renderChains() {
@@ -220,20 +293,27 @@ function renderChains() {
   if (!list.children.length) list.append(el("li", { class: "empty", text: "Nothing was replaced in this view." }));
 }
 
+// A fact's text by id: what the user stored, never a 32-hex id, when the view has it.
+function named(id, hit) {
+  const steps = [...(hit.predecessors || []), ...(hit.successors || [])];
+  const fact = state.all.find((f) => f.id === id) || steps.map((s) => s.fact).find((f) => f.id === id);
+  return fact ? `“${fact.text}”` : "a fact outside this view";
+}
+
 function why(hit, rank, total) {
   const parts = Object.entries(hit.parts).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
   const sum = parts.map(([k, v]) => `${k} ${v.toFixed(3)}`).join(" + ") || "no signal above zero";
   let text = `#${rank} of ${total}: score ${hit.score.toFixed(3)} = ${sum}`;
   if (parts.length) text += `; mostly ${parts[0][0]}`;
   if (hit.sources?.length) text += `; found by ${hit.sources.join(", ")}`;
-  if (hit.promoted_by) text += `; brought in as the history of ${hit.promoted_by}`;
-  if (hit.conflicts_with?.length) text += `; conflicts with ${hit.conflicts_with.join(", ")}`;
+  if (hit.promoted_by) text += `; brought in as the history of ${named(hit.promoted_by, hit)}`;
+  if (hit.conflicts_with?.length) text += `; conflicts with ${hit.conflicts_with.map((id) => named(id, hit)).join(", ")}`;
   return text;
 }
 
 async function search(event) {
   event.preventDefault();
-  const query = $("query").value.trim() || $("query").placeholder;
+  const query = $("query").value.trim() || $("query").placeholder.replace(/^e\.g\. /, "");
   $("query").value = query;
   const body = { query, ...asOfParams() };
   const list = $("hits");
@@ -264,11 +344,30 @@ async function search(event) {
   }
 }
 
-function start() {
+// The user and "as of" come from the address (#user=maya&as_of=...): set at start, and
+// again when the address changes in the same tab (another user typed into it).
+function fromHash() {
   const q = new URLSearchParams(location.hash.slice(1));
+  const changed = (q.get("user") || "") !== $("user").value.trim() ||
+    ["as_of_event", "as_of"].some((id) => (q.get(id) || "") !== $(id).value);
   $("user").value = q.get("user") || "";
   for (const id of ["as_of_event", "as_of"]) $(id).value = q.get(id) || "";
+  return changed;
+}
+
+function start() {
+  fromHash();
+  setPlaceholder();
   $("key").value = sessionStorage.getItem("hmem-key") || "";
+  window.addEventListener("hashchange", () => {
+    if (!fromHash()) return;
+    state.all = []; state.shown = []; state.links = []; state.closedAlone = [];
+    $("hits").replaceChildren();
+    say("search-said", "");
+    render();
+    if ($("user").value && $("key").value) load();
+  });
+  $("erase-user").addEventListener("click", eraseUser);
   $("who").addEventListener("submit", (e) => { e.preventDefault(); load(); });
   $("asof").addEventListener("submit", (e) => { e.preventDefault(); load(); });
   $("now").addEventListener("click", () => { $("as_of_event").value = ""; $("as_of").value = ""; load(); });

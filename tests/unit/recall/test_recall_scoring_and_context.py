@@ -197,7 +197,7 @@ def test_windows() -> None:
 def test_a_turn_reads_with_who_said_it() -> None:
     said = fact("t1", "I painted the lake today.", speaker="caroline")
     assert render_hit(Hit(fact=said, score=1, parts={}), NOW) == (
-        "- caroline: I painted the lake today (since 2025-01-14)"
+        "- caroline: I painted the lake today [2025-01-14] (since 2025-01-14)"
     )
     prefixed = fact("t2", "Caroline: I painted the lake.", speaker="caroline")
     assert render_hit(Hit(fact=prefixed, score=1, parts={}), NOW).startswith(
