@@ -159,6 +159,8 @@ def migrate_belief_history(driver: Driver, database: str, batch: int = 10_000) -
         total += int(row["migrated"])
         if row["migrated"] < batch:
             return total
+
+
 def schema_missing(driver: Driver, database: str) -> list[str]:
     """The indexes every search and write relies on that this database lacks (empty
     when ``apply_schema`` ran here): one ``SHOW INDEXES`` per index, no write."""

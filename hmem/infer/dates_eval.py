@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from hmem.infer.dates import read_interval
+from hmem.slots.dates import read_interval
 
 __all__ = ["Case", "load", "main", "score"]
 

@@ -19,12 +19,12 @@ from hmem.errors import HmemError
 from hmem.graph.search import lucene_prefix
 from hmem.graph.store import GraphStore
 from hmem.infer.changes import Claim, Decision, decide, owner, read_claims, slot_words
-from hmem.infer.dates import Interval, read_interval
 from hmem.infer.model import judge
 from hmem.infer.owners import value_owner
 from hmem.infer.quantities import Quantity, change_sentences, changed_value, read_quantities
 from hmem.models import SupersedeReason, SupersedeTarget
 from hmem.recall.query import lucene_query
+from hmem.slots.dates import Interval, read_interval
 
 __all__ = ["InferredWrite", "infer_write", "neighbours"]
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from hmem.infer.relative import relative_dates
 from hmem.models import Fact, SupersedeReason
 from hmem.recall.models import Hit
+from hmem.slots.relative import relative_dates
 
 __all__ = ["dated", "header", "pack", "render_conflict", "render_hit", "window"]
 

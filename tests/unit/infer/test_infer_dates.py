@@ -1,4 +1,4 @@
-"""Dates read from the words (hmem.infer.dates) and the date corpus' score."""
+"""Dates read from the words (hmem.slots.dates) and the date corpus' score."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hmem.infer.dates import read_interval
 from hmem.infer.dates_eval import load, main, score
+from hmem.slots.dates import read_interval
 
 SAID = datetime(2026, 5, 20, 14, 30, tzinfo=UTC)
 

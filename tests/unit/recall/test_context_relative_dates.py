@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from hmem.infer.relative import relative_dates
 from hmem.models import Fact
 from hmem.recall.context import dated, render_hit
 from hmem.recall.models import Hit
+from hmem.slots.relative import relative_dates
 
 SAID = datetime(2026, 11, 9, 9, tzinfo=UTC)  # a Monday
 LATER = datetime(2026, 12, 20, 9, tzinfo=UTC)  # the reader's "now", weeks on

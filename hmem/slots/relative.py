@@ -1,5 +1,5 @@
 """Relative dates in a stored sentence ("last week", "yesterday", "three years ago"):
-the words, and the date they meant when they were said, read with ``hmem.infer.dates``'
+the words, and the date they meant when they were said, read with ``hmem.slots.dates``'
 readers. The context block puts that date beside the words, so a sentence kept for
 months never reads "last week" as the reader's last week."""
 
@@ -9,7 +9,7 @@ import functools
 import re
 from datetime import UTC, datetime
 
-from hmem.infer.dates import SEASONS, WEEKDAYS, When, _find
+from hmem.slots.dates import SEASONS, WEEKDAYS, When, _find
 
 __all__ = ["relative_dates"]
 
