@@ -59,7 +59,7 @@ from urllib.parse import parse_qs, urlparse
 
 from hmem.errors import NotFoundError, PolicyRefusal, ValidationError
 from hmem.faces.adapters._core import Backend, Port, check_user, missing, parse_when
-from hmem.faces.adapters._turns import Turn, TurnWriter
+from hmem.faces.adapters._turns import Turn, TurnWriter, hit_line
 from hmem.graph.apikeys import USER_ID_PATTERN
 from hmem.recall.models import Hit, SearchResult
 
@@ -323,9 +323,7 @@ class HmemMemoryService(BaseMemoryService):
         )
         words = _words(query)
         scored: list[tuple[tuple[float, ...], Hit]] = []
-        for hit in found.hits:
-            if not hit.current:
-                continue
+        for hit in found.hits:  # a replaced fact too, when hmem finds it relevant
             shared = _shared_words(words, hit.fact.text)
             similar = hit.raw.get("dense", 0.0)
             if shared:  # ADK's rule: most shared words first, then in the order told
@@ -386,7 +384,7 @@ def _turn(event: Event, text: str) -> Turn:
 
 def _entry(hit: Hit) -> MemoryEntry:
     """A hit as ADK's entry: a verbatim event exactly as it was added (text, author,
-    role, id, ADK's timestamp), any other fact with its text and its world date;
+    role, id, ADK's timestamp), any other fact as its dated line and its world date;
     hmem's own reading (window, what replaced what, score) in ``custom_metadata``."""
     fact = hit.fact
     meta: dict[str, Any] = {
@@ -394,6 +392,8 @@ def _entry(hit: Hit) -> MemoryEntry:
         "valid_from": fact.valid_from.isoformat(),
         "valid_to": _iso(fact.valid_to),
         "known_from": fact.known_from.isoformat(),
+        "known_to": _iso(fact.known_to),
+        "replaced_by": [s.fact.id for s in hit.successors],
         "replaces": [s.fact.id for s in hit.predecessors],
         "score": hit.score,
     }
@@ -409,7 +409,9 @@ def _entry(hit: Hit) -> MemoryEntry:
         )
     return MemoryEntry(
         id=fact.id,
-        content=types.Content(role="user", parts=[types.Part(text=fact.text)]),
+        # hmem's own fact (extracted, or from another face): as a dated line that says
+        # what replaced it, so that a model does not take a past fact for a current one
+        content=types.Content(role="user", parts=[types.Part(text=hit_line(hit))]),
         author=fact.speaker,
         # preload_memory shows it as "Time: ...": when the fact became true
         timestamp=fact.valid_from.isoformat(),
