@@ -44,7 +44,8 @@ async def say(runner: Runner, user: str, session: str, text: str) -> None:
 
 
 async def main() -> None:
-    service = HmemMemoryService(backend())
+    store = backend()
+    service = HmemMemoryService(store)
     sessions = InMemorySessionService()
     runner = Runner(
         agent=root_agent, app_name="travel", session_service=sessions, memory_service=service
@@ -57,7 +58,11 @@ async def main() -> None:
     ]:
         session = await sessions.create_session(app_name="travel", user_id=user)
         await say(runner, user, session.id, text)
-    await service.close()
+    await service.close()  # closes only what the service built: the store is ours
+    if isinstance(store, hmem.AsyncClient):
+        await store.shutdown()
+    else:
+        store.shutdown()
 
 
 if __name__ == "__main__":

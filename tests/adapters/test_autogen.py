@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from autogen_agentchat.agents import AssistantAgent
+from autogen_core import Image
 from autogen_core.memory import MemoryContent, MemoryMimeType
 from autogen_core.models import CreateResult, LLMMessage
 from autogen_ext.models.replay import ReplayChatCompletionClient
@@ -42,7 +43,8 @@ async def tell_the_story(
 ) -> None:
     story.script_extractor(fake)
     fake.queue_chat({"facts": []})  # the question is a user turn the memory learns from
-    memory = HmemMemory(user_backend, user_id=user)
+    # the fake server's embeddings are hash vectors: no cosine means anything, so no cut-off
+    memory = HmemMemory(user_backend, user_id=user, score_threshold=None)
     model = RecordingReplay(["Noted.", "Noted.", "Before Paris you lived in London."])
     agent = AssistantAgent("assistant", model_client=model, memory=[memory])
     for said in (story.EARLIER, story.MOVED):
@@ -55,7 +57,7 @@ async def tell_the_story(
     assert len(blocks) == 1
     assert len(story.extractor_prompts(fake)) == 3  # each user message sent once
 
-    stranger_memory = HmemMemory(other_backend, user_id=other, learn=False)
+    stranger_memory = HmemMemory(other_backend, user_id=other, learn=False, score_threshold=None)
     stranger_model = RecordingReplay(["I don't know."])
     stranger = AssistantAgent("assistant", model_client=stranger_model, memory=[stranger_memory])
     await stranger.run(task=story.QUESTION)
@@ -87,26 +89,140 @@ def test_assistant_agent_story_over_http(
     )
 
 
-def test_component_config_add_and_clear(
+def test_component_config_round_trip(
     mem: Memory, user_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    memory = HmemMemory(mem, user_id=user_id, extract=False)
-
-    async def run() -> None:
-        await memory.add(MemoryContent(content="I keep bees.", mime_type=MemoryMimeType.TEXT))
-        [hit] = (await memory.query("bees")).results
-        assert "I keep bees" in str(hit.content) and hit.metadata and hit.metadata["valid_from"]
-        with pytest.raises(PermissionError, match="erase_user"):
-            await memory.clear()
-
-    asyncio.run(run())
+    memory = HmemMemory(mem, user_id=user_id, extract=False, k=3, score_threshold=0.6)
     dumped = memory.dump_component()
     assert dumped.provider == "hmem.faces.adapters.autogen.HmemMemory"
     assert dumped.config["user_id"] == user_id  # and no key: only the variable's name
-    assert set(dumped.config) <= {"user_id", "api_url", "api_key_env", "k", "learn", "session_id"}
+    assert dumped.config["k"] == 3 and dumped.config["score_threshold"] == 0.6
+    assert "api_key" not in dumped.config
     monkeypatch.setenv("HMEM_API_KEY", "hmem_test_key")
     remote = HmemMemory.load_component(
         {**dumped.model_dump(), "config": {**dumped.config, "api_url": "http://127.0.0.1:9"}}
     )
     assert isinstance(remote, HmemMemory) and remote.user_id == user_id
-    asyncio.run(remote.close())
+    assert remote._config.k == 3 and remote._config.score_threshold == 0.6
+    asyncio.run(remote.close())  # it built its client: it closes it
+
+
+def test_content_types_and_metadata_come_back_as_given(memory: Memory, user_id: str) -> None:
+    store = HmemMemory(memory, user_id=user_id, sequential=True, annotate=False, learn=False)
+    image = Image.from_base64(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    )
+    items = [
+        MemoryContent(
+            content="plain text",
+            mime_type=MemoryMimeType.TEXT,
+            metadata={"n": 1, "w": 0.5, "ok": True},
+        ),
+        MemoryContent(content="# heading", mime_type=MemoryMimeType.MARKDOWN),
+        MemoryContent(content={"key": "value", "nested": [1, 2]}, mime_type=MemoryMimeType.JSON),
+        MemoryContent(content=b"\x00\x01binary", mime_type=MemoryMimeType.BINARY),
+        MemoryContent(content=image, mime_type=MemoryMimeType.IMAGE),
+        MemoryContent(content="a custom type", mime_type="text/x-note"),
+    ]
+
+    async def run() -> None:
+        for item in items:
+            await store.add(item)
+        back = (await store.query("anything")).results
+        assert [r.content for r in back[:4]] == [i.content for i in items[:4]]
+        assert [r.mime_type for r in back] == [i.mime_type for i in items]
+        assert isinstance(back[3].content, bytes) and isinstance(back[4].content, Image)
+        assert back[4].content.to_base64() == image.to_base64()
+        assert back[0].metadata == {"n": 1, "w": 0.5, "ok": True} and back[1].metadata == {}
+        with pytest.raises(ValueError, match="JSON content must be a dict"):
+            await store.add(MemoryContent(content="not a dict", mime_type=MemoryMimeType.JSON))
+        with pytest.raises(ValueError, match="metadata too large"):
+            await store.add(
+                MemoryContent(content="x", mime_type=MemoryMimeType.TEXT, metadata={"k": "v" * 300})
+            )
+
+    asyncio.run(run())
+    assert len(memory.facts(user_id=user_id)) == len(items)  # the refused ones: nothing
+
+
+def test_k_thresholds_and_sequential_per_query(memory: Memory, user_id: str) -> None:
+    """The memory's k / score_threshold, overridden per query with AutoGen's names
+    (k, top_k, score_threshold, distance_threshold, sequential); nothing when nothing
+    is relevant; scores in the metadata (annotate, as Chroma's)."""
+    store = HmemMemory(memory, user_id=user_id, learn=False, k=3, score_threshold=0.2)
+    texts = [
+        "my favorite fruit are apples",
+        "I also like cherries",
+        "I like plums as well",
+        "The car is red",
+    ]
+
+    async def run() -> None:
+        for text in texts:
+            await store.add(MemoryContent(content=text, mime_type=MemoryMimeType.TEXT))
+        fruit = (await store.query("which fruit do I like")).results
+        assert 1 <= len(fruit) <= 3 and fruit[0].content == texts[0]
+        scores = [r.metadata["score"] for r in fruit if r.metadata]
+        assert scores == sorted(scores, reverse=True) and all(s >= 0.2 for s in scores)
+        assert fruit[0].metadata and fruit[0].metadata["id"]
+        assert len((await store.query("which fruit do I like", top_k=1)).results) == 1
+        assert len((await store.query("which fruit do I like", k=1)).results) == 1
+        strict = (await store.query("my favorite fruit", score_threshold=0.99)).results
+        assert [r.content for r in strict] == [texts[0]]
+        assert [
+            r.content
+            for r in (await store.query("my favorite fruit", distance_threshold=0.01)).results
+        ] == [texts[0]]
+        assert (await store.query("zebra quantum xylophone", score_threshold=0.5)).results == []
+        recent = (await store.query("anything", sequential=True, top_k=2)).results
+        assert [r.content for r in recent] == texts[2:]
+        with pytest.raises(TypeError):
+            await store.query({"not": "a MemoryContent"})  # type: ignore[arg-type]
+
+    asyncio.run(run())
+    sequential = HmemMemory(memory, user_id=user_id, sequential=True, learn=False)
+    with pytest.raises(ValueError, match="sequential"):
+        asyncio.run(sequential.query("x", sequential=False))
+
+
+def test_clear_erases_this_users_memory_only(memory: Memory, user_id: str, other_user: str) -> None:
+    mine = HmemMemory(memory, user_id=user_id, learn=False, sequential=True)
+    theirs = HmemMemory(memory, user_id=other_user, learn=False, sequential=True)
+
+    async def run() -> None:
+        await mine.add(MemoryContent(content="I keep bees.", mime_type=MemoryMimeType.TEXT))
+        await theirs.add(MemoryContent(content="I keep goats.", mime_type=MemoryMimeType.TEXT))
+        await mine.clear()
+        assert (await mine.query("bees")).results == []
+        assert [r.content for r in (await theirs.query("goats")).results] == ["I keep goats."]
+
+    asyncio.run(run())
+    assert memory.facts(user_id=user_id, include_closed=True) == []  # erased, not closed
+
+
+def test_close_leaves_a_shared_memory_open(memory: Memory, user_id: str) -> None:
+    """Issue 46's defect 5: ``HmemMemory(mem, user_id=...).close()`` shut ``mem`` down and
+    the next HmemMemory on it failed with ``Driver closed``."""
+
+    async def run() -> None:
+        await HmemMemory(memory, user_id=user_id, learn=False).close()
+        other = HmemMemory(memory, user_id=user_id, learn=False, sequential=True)
+        await other.add(MemoryContent(content="Still open.", mime_type=MemoryMimeType.TEXT))
+        assert [r.content for r in (await other.query("")).results] == ["Still open."]
+
+    asyncio.run(run())
+
+
+def test_a_secret_is_refused_with_valueerror(memory: Memory, user_id: str) -> None:
+    store = HmemMemory(memory, user_id=user_id, learn=False)
+
+    async def run() -> None:
+        with pytest.raises(ValueError, match="refused"):
+            await store.add(
+                MemoryContent(
+                    content="My password is hunter2-Blue-77!", mime_type=MemoryMimeType.TEXT
+                )
+            )
+
+    asyncio.run(run())
+    assert memory.facts(user_id=user_id) == []

@@ -12,31 +12,56 @@
 
 | ADK                                 | hmem                                                      |
 |-------------------------------------|-----------------------------------------------------------|
-| ``add_session_to_memory(session)``  | ``add`` of the events not sent before (ADK re-sends the   |
-|                                     | whole session every turn); model-free: the user's turns   |
+| ``add_session_to_memory(session)``  | each text event ``remember``-ed verbatim (its text,       |
+|                                     | author, role, id and time come back as given; ADK re-     |
+|                                     | sends the session every turn: an event is written once);  |
+|                                     | with a model, ``add`` also extracts facts beside them     |
 | ``add_events_to_memory(events)``    | the same, for a delta                                     |
-| ``add_memory(memories)``            | ``remember_many`` (``custom_metadata``: valid_from,       |
-|                                     | valid_to, supersedes, category, importance)               |
-| ``search_memory(query)``            | ``search``: one entry per hit, its world date in          |
-|                                     | ``timestamp``, its window and what replaced it in the text |
+| ``add_memory(memories)``            | ``remember`` (``custom_metadata``: valid_from, valid_to,  |
+|                                     | supersedes, category, importance)                         |
+| ``search_memory(query)``            | ``search``, cut to ADK's relevance: entries sharing a     |
+|                                     | word with the query (ADK's own word rule: Unicode words,  |
+|                                     | CJK substrings), most shared words first, at most ``k``;  |
+|                                     | with an embedder also paraphrases (cosine >=              |
+|                                     | ``min_similarity``); nothing when nothing matches.        |
+|                                     | Time-boxed (``recall_timeout``): hmem down or slow = no   |
+|                                     | memories and a warning, never a failed turn               |
 | ``delete_memory(memory_id)``        | ``close`` (a retraction: restorable, history kept)        |
 
-The hmem user is ADK's ``user_id`` (``user_of(app_name, user_id)`` to scope by app);
-a model never chooses it. ``adk web --memory_service_uri=hmem://host:8000`` works with
-the ``services.yaml`` of ``examples/google_adk/`` (ADK builds ``HmemMemoryService(uri=...)``).
+The hmem user is ADK's ``user_id`` as given when hmem accepts it as a user name
+(letters, digits and ``. @ -``); any other id is mapped deterministically and one-to-one
+by ``user_name``: ``"adk_"`` + the id with ``_`` and every other character hmem does not
+take written as ``_`` + its hex code point (``user:42`` -> ``adk_user_3a42``,
+``other-user/user`` -> ``adk_other-user_2fuser``); an id that would exceed 128 characters
+keeps a readable head and a SHA-256 tail. ``scope_by_app=True`` gives every app its own
+memory of the user (``by_app``), and ``user_of`` takes any mapping of one's own; a model
+never chooses the user. ``close()`` closes only a backend the service built (from
+``uri``), never one it was handed. ``adk web --memory_service_uri=hmem://host:8000`` works
+with the ``services.yaml`` of ``examples/google_adk/`` (ADK builds
+``HmemMemoryService(uri=...)``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import itertools
+import json
+import logging
 import os
+import re
+import unicodedata
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from hmem.errors import NotFoundError, PolicyRefusal, ValidationError
 from hmem.faces.adapters._core import Backend, Port, check_user, missing, parse_when
 from hmem.faces.adapters._turns import Turn, TurnWriter, hit_line
-from hmem.recall.models import SearchResult
+from hmem.graph.apikeys import USER_ID_PATTERN
+from hmem.recall.models import Hit, SearchResult
 
 try:
     from google.adk.events.event import Event
@@ -48,14 +73,67 @@ try:
 except ImportError as exc:  # the framework is the google-adk extra
     raise missing("google-adk", "google-adk") from exc
 
-__all__ = ["HmemMemoryService", "backend_from_uri", "register"]
+__all__ = ["HmemMemoryService", "backend_from_uri", "by_app", "register", "user_name"]
 
 SOURCE = "google-adk"
+# a verbatim event's fact: its source is this prefix and a JSON envelope (event id,
+# author, role, timestamp) so that the entry comes back as ADK handed it in
+EVENT_SOURCE = f"{SOURCE}:event:"
 UserOf = Callable[[str, str], str]
+log = logging.getLogger(__name__)
+_ID_SPACE = uuid.UUID("4f0d3c2e-6a1b-5c7d-9e8f-0a1b2c3d4e5f")
+_VALID_USER = re.compile(USER_ID_PATTERN)
+_KEEP = re.compile(r"[A-Za-z0-9.@-]")
+
+
+def _escape(text: str) -> str:
+    """``text`` in hmem's user-name alphabet, one-to-one: ``_`` and every character
+    outside it become ``_`` + two hex digits, ``_u`` + four or ``_U`` + six."""
+    out = []
+    for char in text:
+        if _KEEP.fullmatch(char):
+            out.append(char)
+            continue
+        code = ord(char)
+        out.append(
+            f"_{code:02x}"
+            if code < 0x100
+            else f"_u{code:04x}"
+            if code < 0x10000
+            else f"_U{code:06x}"
+        )
+    return "".join(out)
+
+
+def _fit(name: str) -> str:
+    """A mapped name within hmem's 128 characters: a readable head and a SHA-256 tail
+    (``_h`` marks it; no escape starts with ``h``)."""
+    if len(name) <= 128:
+        return name
+    return f"{name[:90]}_h{hashlib.sha256(name.encode()).hexdigest()[:32]}"
+
+
+def user_name(user_id: str) -> str:
+    """The hmem user of ADK's ``user_id``: the id itself when hmem takes it as a user
+    name and it has no ``_``; otherwise ``adk_`` + the id escaped (``user:42`` ->
+    ``adk_user_3a42``). One-to-one: an unchanged id has no ``_``, a mapped one starts
+    with ``adk_`` and decodes back to its id."""
+    if not isinstance(user_id, str):
+        raise ValidationError(f"the user id must be a string, not {type(user_id).__name__}")
+    if "_" not in user_id and _VALID_USER.fullmatch(user_id):
+        return user_id
+    return _fit(f"adk_{_escape(user_id)}")
+
+
+def by_app(app_name: str, user_id: str) -> str:
+    """The user's memory within one ADK app (``scope_by_app=True``): ``adk_`` + app +
+    ``__`` + user, both escaped (an escaped part never holds ``__``, so no app/user pair
+    aliases another: ``("app/x", "u")`` and ``("app", "x/u")`` stay apart)."""
+    return _fit(f"adk_{_escape(app_name)}__{_escape(user_id)}")
 
 
 def _same_user(app_name: str, user_id: str) -> str:
-    return user_id
+    return user_name(user_id)
 
 
 def backend_from_uri(uri: str) -> Backend:
@@ -83,29 +161,42 @@ class HmemMemoryService(BaseMemoryService):
     """ADK's long-term memory in hmem, embedded or over the API.
 
     ``backend``: a ``Memory``, ``Client`` or ``AsyncClient`` (or ``uri``, as ADK's
-    service registry passes it). ``extract``: None uses hmem's extractor when the
-    backend has a model and stores the user's turns as said otherwise; ``k``: entries
-    per search. ``background=True`` queues sessions (a worker must run)."""
+    service registry passes it: the service then owns and closes it). ``extract``:
+    None extracts facts with hmem's model when the backend has one (beside the verbatim
+    events), True insists, False never asks. ``k``: entries per search (ADK's 10);
+    ``min_similarity``: the cosine at which a hit that shares no word with the query
+    still counts (needs an embedder; None: words only); ``recall_timeout``: seconds a
+    search may take before it answers with no memories. ``scope_by_app``: one memory
+    per app and user. ``background=True`` queues extraction (a worker must run)."""
 
     def __init__(
         self,
         backend: Backend | None = None,
         *,
         uri: str | None = None,
-        user_of: UserOf = _same_user,
+        user_of: UserOf | None = None,
+        scope_by_app: bool = False,
         extract: bool | None = None,
         background: bool = False,
         k: int = 10,
+        min_similarity: float | None = 0.75,
+        recall_timeout: float = 10.0,
+        candidates: int = 50,
         **registry_kwargs: Any,  # ADK's registry adds agents_dir; nothing of it is needed
     ) -> None:
+        self._owns_backend = backend is None
         if backend is None:
             if uri is None:
                 raise ValueError("HmemMemoryService needs a backend or a uri")
             backend = backend_from_uri(uri)
         self.port = Port(backend)
-        self.user_of = user_of
+        self.user_of: UserOf = user_of or (by_app if scope_by_app else _same_user)
         self.k = k
+        self.min_similarity = min_similarity
+        self.recall_timeout = recall_timeout
+        self.candidates = max(candidates, k)
         self.writer = TurnWriter(self.port, source=SOURCE, extract=extract, background=background)
+        self._written: set[tuple[str, str]] = set()
 
     def _user(self, app_name: str, user_id: str) -> str:
         return check_user(self.user_of(app_name, user_id))
@@ -128,11 +219,52 @@ class HmemMemoryService(BaseMemoryService):
         session_id: str | None = None,
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
+        """Every text event verbatim (once: its fact id is derived from the user and the
+        event id), then, with a model, the extractor's facts from the new turns."""
         user = self._user(app_name, user_id)
-        turns = [turn for event in events if (turn := _turn(event)) is not None]
+        texts = [(event, text) for event in events if (text := _event_text(event)) is not None]
+        for event, text in texts:
+            key = (user, event.id)
+            if event.id and key in self._written:
+                continue
+            try:
+                await self._remember_event(user, event, text)
+            except PolicyRefusal as refused:  # a secret: not stored, the session goes on
+                log.warning("hmem refused event %s: %s", event.id, refused)
+                continue
+            if event.id:
+                self._written.add(key)
+        if self.writer.extract is False:
+            return
+        turns = [_turn(event, text) for event, text in texts]
         hmem_session = f"{app_name}/{session_id}"[:200] if session_id else None
         await self.writer.write(
             user, turns, session_id=hmem_session, track=(user, hmem_session or "")
+        )
+
+    async def _remember_event(self, user: str, event: Event, text: str) -> None:
+        at = datetime.fromtimestamp(event.timestamp, UTC) if event.timestamp else None
+        envelope = {
+            "id": event.id,
+            "author": event.author,
+            "role": event.content.role if event.content else None,
+            "ts": event.timestamp,
+        }
+        source = EVENT_SOURCE + json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
+        if len(source) > 200:  # an unusually long author or id: keep what identifies it
+            envelope["author"] = str(event.author)[:40]
+            envelope["id"] = str(event.id)[:60]
+            source = EVENT_SOURCE + json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
+        await self.port.acall(
+            "remember",
+            text,
+            user_id=user,
+            source=source[:200],
+            observed_at=at,
+            valid_from=at,
+            speaker=event.author or None,
+            fact_id=_fact_id(user, event.id) if event.id else None,
+            infer=False,  # a verbatim turn closes nothing: it is what was said
         )
 
     async def add_memory(
@@ -147,18 +279,24 @@ class HmemMemoryService(BaseMemoryService):
         for entry in memories:
             fields = _fields(entry, {**(custom_metadata or {}), **entry.custom_metadata})
             if fields is not None:  # no structure given: hmem infers it from the words
+                if entry.id:
+                    fields["fact_id"] = _fact_id(user, entry.id)
                 await self.port.acall("remember", fields.pop("text"), user_id=user, **fields)
 
     async def delete_memory(
         self, *, app_name: str, user_id: str, memory_id: str | None = None
     ) -> None:
-        """Closes the fact (a retraction): it leaves current recall, stays in its
-        history and can be restored. Erasure is not the agent's call."""
+        """Closes the entry's fact (a retraction): it leaves current recall, stays in
+        its history and can be restored. Erasure is not the agent's call."""
         if not memory_id:
             raise ValueError("delete_memory needs the memory_id of one entry (MemoryEntry.id)")
-        await self.port.acall(
-            "close", memory_id, user_id=self._user(app_name, user_id), reason="retraction"
-        )
+        user = self._user(app_name, user_id)
+        try:
+            await self.port.acall(
+                "close", _fact_id(user, memory_id), user_id=user, reason="retraction"
+            )
+        except NotFoundError:  # not an event's id: a fact id of hmem's own
+            await self.port.acall("close", memory_id, user_id=user, reason="retraction")
 
     # -- reads --------------------------------------------------------------------------
     async def search_memory(
@@ -167,34 +305,39 @@ class HmemMemoryService(BaseMemoryService):
         user = self._user(app_name, user_id)
         if not query.strip():
             return SearchMemoryResponse()
-        found: SearchResult = await self.port.acall("search", query, user_id=user, k=self.k)
-        now = datetime.now(UTC)
-        return SearchMemoryResponse(
-            memories=[
-                MemoryEntry(
-                    id=hit.fact.id,
-                    content=types.Content(
-                        role="user", parts=[types.Part.from_text(text=hit_line(hit, now))]
-                    ),
-                    author=hit.fact.speaker,
-                    # preload_memory shows it as "Time: ...": when the fact became true
-                    timestamp=hit.fact.valid_from.isoformat(),
-                    custom_metadata={
-                        "valid_from": hit.fact.valid_from.isoformat(),
-                        "valid_to": _iso(hit.fact.valid_to),
-                        "known_from": hit.fact.known_from.isoformat(),
-                        "known_to": _iso(hit.fact.known_to),
-                        "replaced_by": [s.fact.id for s in hit.successors],
-                        "replaces": [s.fact.id for s in hit.predecessors],
-                        "score": hit.score,
-                    },
-                )
-                for hit in found.hits
-            ]
+        try:
+            return await asyncio.wait_for(self._search(user, query), self.recall_timeout)
+        except (ValidationError, TypeError):
+            raise
+        except Exception as exc:  # hmem down, slow or failing: fail open
+            log.warning(
+                "hmem recall failed (%s: %s); the agent continues without memories",
+                type(exc).__name__,
+                exc,
+            )
+            return SearchMemoryResponse()
+
+    async def _search(self, user: str, query: str) -> SearchMemoryResponse:
+        found: SearchResult = await self.port.acall(
+            "search", query, user_id=user, k=self.candidates
         )
+        words = _words(query)
+        scored: list[tuple[tuple[float, ...], Hit]] = []
+        for hit in found.hits:  # a replaced fact too, when hmem finds it relevant
+            shared = _shared_words(words, hit.fact.text)
+            similar = hit.raw.get("dense", 0.0)
+            if shared:  # ADK's rule: most shared words first, then in the order told
+                scored.append(((0, -shared, hit.fact.ingested_at.timestamp()), hit))
+            elif self.min_similarity is not None and similar >= self.min_similarity:
+                scored.append(((1, -similar, 0.0), hit))
+        scored.sort(key=lambda pair: pair[0])
+        return SearchMemoryResponse(memories=[_entry(hit) for _, hit in scored[: self.k]])
 
     async def close(self) -> None:
-        """Closes an ``AsyncClient`` / ``Client`` backend this service was built with."""
+        """Closes the backend this service built from ``uri``; a backend handed in
+        belongs to its owner and stays open."""
+        if not self._owns_backend:
+            return
         backend = self.port.backend
         if self.port.is_async:
             await backend.shutdown()  # type: ignore[misc]
@@ -215,19 +358,90 @@ def register(scheme: str = "hmem", **defaults: Any) -> None:
     registry.register_memory_service(f"{scheme}s", factory)
 
 
-def _turn(event: Event) -> Turn | None:
-    """A text turn of the user or a model; tool calls, thoughts and partial (streamed)
-    chunks carry no statement of the user's."""
+def _fact_id(user: str, event_id: str) -> str:
+    """The fact of one event (or entry) id of one user: the same id twice is one fact."""
+    return "adk-" + uuid.uuid5(_ID_SPACE, json.dumps([user, event_id])).hex
+
+
+def _event_text(event: Event) -> str | None:
+    """An event's text as ADK's own memory reads it (its text parts joined by a space);
+    tool calls, thoughts and partial (streamed) chunks are not remembered."""
     if event.partial or event.content is None or not event.content.parts:
         return None
     text = " ".join(p.text for p in event.content.parts if p.text and not p.thought)
-    if not text.strip():
-        return None
-    said_by_user = event.author == "user" or event.content.role == "user"
+    return text if text.strip() else None
+
+
+def _turn(event: Event, text: str) -> Turn:
+    said_by_user = event.author == "user" or (
+        event.content is not None and event.content.role == "user"
+    )
     at = datetime.fromtimestamp(event.timestamp, UTC) if event.timestamp else None
     return Turn(
         role="user" if said_by_user else "assistant", text=text, at=at, key=event.id or None
     )
+
+
+def _entry(hit: Hit) -> MemoryEntry:
+    """A hit as ADK's entry: a verbatim event exactly as it was added (text, author,
+    role, id, ADK's timestamp), any other fact as its dated line and its world date;
+    hmem's own reading (window, what replaced what, score) in ``custom_metadata``."""
+    fact = hit.fact
+    meta: dict[str, Any] = {
+        "hmem_fact_id": fact.id,
+        "valid_from": fact.valid_from.isoformat(),
+        "valid_to": _iso(fact.valid_to),
+        "known_from": fact.known_from.isoformat(),
+        "known_to": _iso(fact.known_to),
+        "replaced_by": [s.fact.id for s in hit.successors],
+        "replaces": [s.fact.id for s in hit.predecessors],
+        "score": hit.score,
+    }
+    if fact.source.startswith(EVENT_SOURCE):
+        envelope = json.loads(fact.source[len(EVENT_SOURCE) :])
+        ts = envelope.get("ts")
+        return MemoryEntry(
+            id=envelope.get("id") or fact.id,
+            content=types.Content(role=envelope.get("role"), parts=[types.Part(text=fact.text)]),
+            author=envelope.get("author"),
+            timestamp=datetime.fromtimestamp(ts).isoformat() if ts else None,
+            custom_metadata=meta,
+        )
+    return MemoryEntry(
+        id=fact.id,
+        # hmem's own fact (extracted, or from another face): as a dated line that says
+        # what replaced it, so that a model does not take a past fact for a current one
+        content=types.Content(role="user", parts=[types.Part(text=hit_line(hit))]),
+        author=fact.speaker,
+        # preload_memory shows it as "Time: ...": when the fact became true
+        timestamp=fact.valid_from.isoformat(),
+        custom_metadata=meta,
+    )
+
+
+def _is_latin(char: str) -> bool:
+    if char.isascii():
+        return char.isalnum() or char == "_"
+    return unicodedata.name(char, "").startswith("LATIN")
+
+
+def _words(text: str) -> set[str]:
+    """ADK's words of a text (its ``InMemoryMemoryService``): Unicode ``\\w+`` tokens,
+    NFC, lower case."""
+    return {word.lower() for word in re.findall(r"\w+", unicodedata.normalize("NFC", text))}
+
+
+def _shared_words(query_words: set[str], text: str) -> int:
+    """How many query words a text has, as ADK counts them: a word of the text, or of
+    one script inside a mixed token (``私はPythonを`` has ``python``), or for a word
+    not in ASCII (Chinese, Japanese: no spaces) a substring of the text."""
+    words = _words(text)
+    for word in list(words):
+        if not word.isascii():
+            for _, group in itertools.groupby(word, _is_latin):
+                words.add("".join(group))
+    lowered = unicodedata.normalize("NFC", text).lower()
+    return sum(1 for q in query_words if q in words or (not q.isascii() and q in lowered))
 
 
 def _fields(entry: MemoryEntry, meta: Mapping[str, object]) -> dict[str, Any] | None:
