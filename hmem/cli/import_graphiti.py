@@ -61,10 +61,15 @@ def _run_once(memory: Memory, poll: bool, verbose: bool, **options: Any) -> None
     click.echo(json.dumps(summary.as_dict()))
 
 
-def _target(config: Config, user: str, tenant: str | None, *, named: bool) -> str:
+def _target(
+    config: Config, user: str, tenant: str | None, *, named: bool, no_tenant: bool = False
+) -> str:
     """The stored user id to import into: ``user`` checked as the API checks a user
     name, under ``tenant`` (``tenant:user``). A store with API keys serves tenants:
-    there ``--tenant`` is required, so no group id lands in a tenant by its spelling."""
+    there ``--tenant`` is required, so no group id lands in a tenant by its spelling,
+    unless ``--no-tenant`` says the user is one of embedded code's (no tenant)."""
+    if tenant is not None and no_tenant:
+        raise click.UsageError("--tenant and --no-tenant exclude each other")
     try:
         check_user_name(user)
         if tenant is not None:
@@ -72,7 +77,7 @@ def _target(config: Config, user: str, tenant: str | None, *, named: bool) -> st
     except ValidationError as exc:
         hint = "" if named else " (the group id is the default user: pass --user)"
         raise click.BadParameter(f"{exc}{hint}") from None
-    if tenant is None:
+    if tenant is None and not no_tenant:
         driver = make_driver(config)
         try:
             tenants = {k.tenant for k in KeyStore(driver, database=config.neo4j_database).list()}
@@ -81,7 +86,8 @@ def _target(config: Config, user: str, tenant: str | None, *, named: bool) -> st
         if tenants:
             raise click.UsageError(
                 f"this store serves {len(tenants)} API tenant(s): pass --tenant, and the "
-                "user as the API names it (--user)"
+                "user as the API names it (--user); or --no-tenant for a user of embedded "
+                "code (no tenant)"
             )
         return user
     return f"{tenant}:{user}"  # as the API stores it (hmem.api.auth.stored_user_id)
@@ -99,6 +105,12 @@ def _target(config: Config, user: str, tenant: str | None, *, named: bool) -> st
     "--tenant",
     help="the API tenant the user belongs to (stored as <tenant>:<user>); required when "
     "the store has API keys, so a group never lands in a tenant by its name",
+)
+@click.option(
+    "--no-tenant",
+    is_flag=True,
+    help="import into a user of no tenant (as embedded code names it) on a store that "
+    "also serves API tenants",
 )
 @click.option("--uri", help="Bolt URI of Graphiti's Neo4j (default: hmem's own, own credentials)")
 @click.option("--neo4j-user", help="its user (with --uri; default neo4j)")
@@ -123,6 +135,7 @@ def import_graphiti_cmd(
     group_id: str,
     user_id: str | None,
     tenant: str | None,
+    no_tenant: bool,
     uri: str | None,
     neo4j_user: str | None,
     password_env: str,
@@ -143,7 +156,9 @@ def import_graphiti_cmd(
     config = load_config()
     options: dict[str, Any] = {
         "group_id": group_id,
-        "user_id": _target(config, user_id or group_id, tenant, named=user_id is not None),
+        "user_id": _target(
+            config, user_id or group_id, tenant, named=user_id is not None, no_tenant=no_tenant
+        ),
         "uri": uri,
         "user": neo4j_user,
         "password": os.environ.get(password_env) if uri is not None else None,

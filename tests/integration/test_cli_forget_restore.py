@@ -26,8 +26,10 @@ def test_forget_then_restore_and_never_true(memory: Memory, user_id: str) -> Non
     assert out.exit_code == 0, out.output
     assert out.output.startswith("closed (retraction): ") and "Ida lives in Oslo." in out.output
     closed = memory.get(oslo, user_id=user_id)
-    assert closed.close_reason == "retraction" and closed.valid_to is not None
-    assert closed.valid_to > closed.valid_from  # it was true until now
+    # a retraction withdraws belief from now on; its window stays as it was believed
+    # (docs/time.md): no longer believed, nothing said about when it stopped being true
+    assert closed.close_reason == "retraction" and closed.known_to is not None
+    assert closed.valid_to is None
     assert [f.id for f in memory.facts(user_id=user_id)] == [cat]
 
     # closing it twice is a clear error, not a second closure

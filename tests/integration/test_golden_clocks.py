@@ -150,7 +150,9 @@ def check_announced(face: Any, user: str, ids: dict[str, str]) -> None:
     found = face.search("What is my work, my job?", user_id=user, now=at(2026, 11, 20))
     texts = {h.fact.text for h in found.hits}
     assert BOSCH in texts, found.context
-    assert "- I got a new job at Siemens starting next month (from 2026-12-01" in found.context
+    # "next month" with the month it meant beside it (issue 49 item 11)
+    siemens = "- I got a new job at Siemens starting next month [2026-12] (from 2026-12-01"
+    assert siemens in found.context
     assert "- I work at Bosch as an engineer (2026-01-10 → 2026-12-01" in found.context
     found = face.search(
         "Where do I work?", user_id=user, as_of=at(2026, 11, 16), as_of_event=at(2026, 11, 20)

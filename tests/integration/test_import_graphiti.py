@@ -223,7 +223,9 @@ def test_import_graphiti_keeps_counts_windows_and_as_of_answers(
     london, paris, job, trip, undated = edges
     monkeypatch.setenv("HMEM_EMBED_PROVIDER", "none")
     runner = CliRunner()
-    out = runner.invoke(main, ["import", "graphiti", "--group-id", group, "--user", user_id])
+    out = runner.invoke(
+        main, ["import", "graphiti", "--no-tenant", "--group-id", group, "--user", user_id]
+    )
     assert out.exit_code == 0, out.output
     summary = json.loads(out.output.splitlines()[-1])
     assert {k: summary["source"][k] for k in ("entity_nodes", "entity_edges", "episodes")} == {
@@ -293,10 +295,13 @@ def test_import_graphiti_keeps_counts_windows_and_as_of_answers(
 
     again = runner.invoke(main, ["import", "--help"])
     assert "graphiti" in again.output
-    same = runner.invoke(main, ["import", "graphiti", "--group-id", group, "--user", user_id])
+    same = runner.invoke(
+        main, ["import", "graphiti", "--no-tenant", "--group-id", group, "--user", user_id]
+    )
     assert json.loads(same.stdout)["unchanged"]  # the group's watermark has not moved
     rerun = runner.invoke(
-        main, ["import", "graphiti", "--group-id", group, "--user", user_id, "--full"]
+        main,
+        ["import", "graphiti", "--no-tenant", "--group-id", group, "--user", user_id, "--full"],
     )
     assert rerun.exit_code == 0, rerun.output
     second = json.loads(rerun.output.splitlines()[-1])
@@ -346,7 +351,9 @@ def test_import_of_the_benchmarks_graphiti_graph_equals_the_source(
     edges = asyncio.run(load())
     assert len(edges) == len(items)
     monkeypatch.setenv("HMEM_EMBED_PROVIDER", "none")
-    out = CliRunner().invoke(main, ["import", "graphiti", "--group-id", group, "--user", user_id])
+    out = CliRunner().invoke(
+        main, ["import", "graphiti", "--no-tenant", "--group-id", group, "--user", user_id]
+    )
     assert out.exit_code == 0, out.output
     summary = json.loads(out.output.splitlines()[-1])
     assert summary["source"]["entity_edges"] == summary["added"] == len(edges)

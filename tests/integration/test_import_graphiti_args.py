@@ -39,3 +39,10 @@ def test_a_multi_tenant_store_needs_the_tenant(tenant: Tenant) -> None:
     result = CliRunner().invoke(import_graphiti_cmd, ["--group-id", "g1", "--user", "maya"])
     assert result.exit_code == 2, result.output
     assert "--tenant" in result.output
+
+
+def test_tenant_and_no_tenant_exclude_each_other(tenant: Tenant) -> None:
+    args = ["--group-id", "g1", "--user", "maya", "--tenant", "acme", "--no-tenant"]
+    result = CliRunner().invoke(import_graphiti_cmd, args)
+    assert result.exit_code == 2, result.output
+    assert "exclude each other" in result.output
