@@ -89,6 +89,7 @@ def _target(
                 "user as the API names it (--user); or --no-tenant for a user of embedded "
                 "code (no tenant)"
             )
+    if tenant is None:  # no API tenants here, or --no-tenant: embedded code's user
         return user
     return f"{tenant}:{user}"  # as the API stores it (hmem.api.auth.stored_user_id)
 

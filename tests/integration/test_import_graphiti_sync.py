@@ -346,7 +346,7 @@ def test_a_close_reason_does_not_depend_on_when_the_sync_ran(
     config: Config, memory: Memory, driver: Driver, user_id: str, group: str
 ) -> None:
     """London expired before its successor existed: the first sync closes it with no
-    successor (retraction); once the Paris edge is there, the next sync links it and
+    successor (ended at its invalid_at, still believed with that end: docs/time.md); once the Paris edge is there, the next sync links it and
     London reads 'contradiction', as one sync of the final graph says."""
     maya, london, paris = (
         _node(group, "Maya", "Person"),
@@ -362,7 +362,7 @@ def test_a_close_reason_does_not_depend_on_when_the_sync_ran(
     lives.invalid_at, lives.expired_at = at(2026, 3, 1), at(2026, 3, 2, 9)
     _save(config, lives)
     _summary(_import("--group-id", group, "--user", user_id))
-    assert memory.get(lives.uuid, user_id=user_id).close_reason == "retraction"
+    assert memory.get(lives.uuid, user_id=user_id).close_reason == "ended"
 
     moved = _edge(
         group, maya, paris, "LIVES_IN", "Maya moved from London to Paris on 1 March 2026.",
