@@ -346,7 +346,8 @@ def test_a_close_reason_does_not_depend_on_when_the_sync_ran(
     config: Config, memory: Memory, driver: Driver, user_id: str, group: str
 ) -> None:
     """London expired before its successor existed: the first sync closes it with no
-    successor (ended at its invalid_at, still believed with that end: docs/time.md); once the Paris edge is there, the next sync links it and
+    successor (ended at its invalid_at, still believed with that end: docs/time.md);
+    once the Paris edge is there, the next sync links it and
     London reads 'contradiction', as one sync of the final graph says."""
     maya, london, paris = (
         _node(group, "Maya", "Person"),
