@@ -18,6 +18,7 @@ from neo4j import Driver, Session
 from hmem import Config, Memory
 from hmem.graph import catalog
 from hmem.graph._records import packed
+from hmem.graph.schema import migrate_belief_history
 from hmem.graph.search import FactSearch, Question
 from hmem.localdb.plugin import PROCEDURE
 
@@ -67,6 +68,9 @@ def facts(config: Config, driver: Driver) -> Iterator[tuple[str, list[list[float
     ]
     with driver.session() as session:
         session.run(_CREATE, user_id=user, rows=stmt_rows).consume()
+    # written by hand, as an older hmem did: their belief history from their state fields,
+    # as schema setup gives it (docs/time.md)
+    migrate_belief_history(driver, config.neo4j_database)
     queries = [rng.standard_normal(384).tolist() for _ in range(3)] + [rows[40]["vector"]]
     yield user, queries
     with driver.session() as session:

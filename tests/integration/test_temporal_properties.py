@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hmem import Memory, SupersedeReason, TemporalOrderError
+from hmem import Fact, Memory, SupersedeReason, TemporalOrderError
 
 BASE = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -74,16 +74,26 @@ def test_temporal_invariants(
         current = {f.id for f in memory.store.list_facts(uid, now=now)}
         assert not any(f.id in current for f in rows if f.known_to is not None)
 
+        # docs/time.md: `as_of` alone is belief and world time t, `as_of_event` alone is
+        # world time t as believed now; a close that is not a retraction or a correction
+        # keeps the fact believed with its end. The belief history itself is compared with
+        # the reference model in test_bitemporal_oracle.py; here, what the final rows decide.
+        withdrawn = {SupersedeReason.RETRACTION, SupersedeReason.USER_EDIT}
         for day in probes:
             t = BASE + timedelta(days=day)
+
+            def window(f: Fact, t: datetime = t) -> bool:
+                return f.valid_from <= t and (f.valid_to is None or f.valid_to > t)
+
             believed = {f.id for f in memory.facts(user_id=uid, as_of=t)}
-            assert believed == {
-                f.id for f in rows if f.known_from <= t and (f.known_to is None or f.known_to > t)
+            assert all(f.known_from <= t and f.valid_from <= t for f in rows if f.id in believed)
+            settled = {  # open since before t, never changed: believed and true at t
+                f.id for f in rows if f.close_reason is None and f.known_from <= t and window(f)
             }
-            assert all(f.known_from <= t for f in rows if f.id in believed)
+            assert settled <= believed
             true_then = {f.id for f in memory.facts(user_id=uid, as_of_event=t)}
             assert true_then == {
-                f.id for f in rows if f.valid_from <= t and (f.valid_to is None or f.valid_to > t)
+                f.id for f in rows if window(f) and f.close_reason not in withdrawn
             }
     finally:
         memory.erase_user(uid)
