@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from hmem.config import Config
-from hmem.errors import ModelNotConfiguredError, PolicyRefusal, TextTooLongError, ValidationError
+from hmem.errors import (
+    ModelNotConfiguredError,
+    PolicyRefusal,
+    StoreUnavailableError,
+    TextTooLongError,
+    ValidationError,
+)
 from hmem.extract.clients import EmbeddingClient
 from hmem.extract.entities import find_entities
 from hmem.extract.policy import require_allowed, require_allowed_draft, require_allowed_session
@@ -373,7 +379,12 @@ class MemoryWrites:
         if not self.extraction_configured:
             raise ModelNotConfiguredError(f"add() needs a language model; {NO_CHAT_MODEL}")
         require_allowed_session(messages, session_id)
-        self.ensure_schema_once()
+        try:
+            self.ensure_schema_once()
+        except StoreUnavailableError:
+            if not background:
+                raise
+            # a queued session is accepted while Neo4j is down; its job writes once it is back
         self.check_embedding_model()
         with self.telemetry.span("add", user_id=user_id, hmem__background=background) as span:
             result = self.ingest.add(
