@@ -336,7 +336,8 @@ class HmemStore(BaseStore):
         old = _entry(head) if head is not None and head.known_to is None else None
         created = old.meta.created if old is not None else now
         if head is not None and head.known_to is not None:  # deleted before: go on from it
-            head = await self._port.acall("restore", head.id, user_id=user)
+            # believed again from this put's own moment, so its supersession may follow it
+            head = await self._port.acall("restore", head.id, user_id=user, observed_at=now)
             assert head is not None
         await self._embed_value(value, index)
         self._refreshed.pop(slot, None)
