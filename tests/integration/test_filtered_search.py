@@ -21,7 +21,7 @@ from neo4j import Driver
 from hmem import Config, Memory
 from hmem.graph import catalog
 from hmem.graph._records import packed
-from hmem.graph.schema import filtered_search, server_version
+from hmem.graph.schema import filtered_search, migrate_belief_history, server_version
 from hmem.graph.search import FactSearch, Question
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -49,7 +49,7 @@ def on_2026(config: Config, driver: Driver) -> bool:
 
 
 @pytest.fixture(scope="module")
-def users(driver: Driver, on_2026: bool) -> Iterator[tuple[str, str, np.ndarray]]:
+def users(config: Config, driver: Driver, on_2026: bool) -> Iterator[tuple[str, str, np.ndarray]]:
     """Two users with near-identical vectors (the other's = mine + tiny noise): N facts
     each, every 10th closed in belief time, facts spread over N days."""
     mine, theirs = (f"{p}-{uuid.uuid4().hex[:10]}" for p in ("filt", "twin"))
@@ -78,6 +78,9 @@ def users(driver: Driver, on_2026: bool) -> Iterator[tuple[str, str, np.ndarray]
     with driver.session() as session:
         session.run(_CREATE, rows=rows).consume()
         session.run("CALL db.awaitIndexes(300)").consume()
+    # written by hand, as an older hmem did: their belief history from their state fields,
+    # as schema setup gives it (docs/time.md)
+    migrate_belief_history(driver, config.neo4j_database)
     yield mine, theirs, vectors
     with driver.session() as session:
         session.run(_DROP, users=[mine, theirs]).consume()
