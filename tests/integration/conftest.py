@@ -17,6 +17,7 @@ from neo4j import Driver, GraphDatabase
 from hmem import Config, Memory
 from hmem.memory import resolve_password
 from tests.integration._services import unavailable
+from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 
 
 @pytest.fixture(scope="session")
@@ -76,3 +77,22 @@ def other_user(memory: Memory) -> Iterator[str]:
     uid = f"other-{uuid.uuid4().hex[:12]}"
     yield uid
     memory.erase_user(uid)
+
+
+@pytest.fixture(scope="module")
+def server(
+    config: Config, memory: Memory, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
+    """A real `hmem serve` (uvicorn) on this module's own queue, over the test Neo4j."""
+    config = config.model_copy(
+        update={"queue_path": tmp_path_factory.mktemp("queue") / "queue.sqlite3"}
+    )
+    with live_server(config) as running:
+        yield running
+
+
+@pytest.fixture
+def tenant(driver: Driver, memory: Memory) -> Iterator[Tenant]:
+    """A fresh API tenant with its key, removed after the test."""
+    with fresh_tenant(driver, memory) as t:
+        yield t

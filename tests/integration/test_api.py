@@ -2,32 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import httpx
-import pytest
-from neo4j import Driver
 
-from hmem import Config, Memory
-from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
-
-
-@pytest.fixture(scope="module")
-def server(
-    config: Config, memory: Memory, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    config = config.model_copy(
-        update={"queue_path": tmp_path_factory.mktemp("queue") / "queue.sqlite3"}
-    )
-    with live_server(config) as running:
-        yield running
-
-
-@pytest.fixture
-def tenant(driver: Driver, memory: Memory) -> Iterator[Tenant]:
-    with fresh_tenant(driver, memory) as t:
-        yield t
+from hmem import Memory
+from tests.integration.test_api_fixtures import LiveServer, Tenant
 
 
 def _http(server: LiveServer, key: str | None) -> httpx.Client:

@@ -3,37 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import httpx
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
-from neo4j import Driver
 
-from hmem import AsyncClient, Client, Config, ConflictError, Memory, NotFoundError, PolicyRefusal
+from hmem import AsyncClient, Client, ConflictError, Memory, NotFoundError, PolicyRefusal
 from hmem.errors import ModelNotConfiguredError
 from hmem.faces.client import ApiUnavailableError, AuthenticationError, PermissionDeniedError
 from hmem.faces.mcp_server import build_server
 from hmem.models import FactDraft, SupersedeTarget
-from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
-
-
-@pytest.fixture(scope="module")
-def server(
-    config: Config, memory: Memory, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    config = config.model_copy(
-        update={"queue_path": tmp_path_factory.mktemp("queue") / "queue.sqlite3"}
-    )
-    with live_server(config) as running:
-        yield running
-
-
-@pytest.fixture
-def tenant(driver: Driver, memory: Memory) -> Iterator[Tenant]:
-    with fresh_tenant(driver, memory) as t:
-        yield t
+from tests.integration.test_api_fixtures import LiveServer, Tenant
 
 
 def day(y: int, m: int, d: int) -> datetime:

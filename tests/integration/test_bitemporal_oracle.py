@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -38,11 +38,11 @@ from hypothesis.stateful import (
 )
 from neo4j import Driver
 
-from hmem import Client, Config, Memory, SupersedeReason
+from hmem import Client, Memory, SupersedeReason
 from hmem.errors import HmemError, NotFoundError
 from hmem.graph.imported import ImportedFact
 from tests.bitemporal_model import BitemporalModel, ModelError
-from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
+from tests.integration.test_api_fixtures import LiveServer, Tenant
 
 BASE = datetime(2023, 1, 1, tzinfo=UTC)
 REASONS = ("contradiction", "refinement", "user_edit")
@@ -278,23 +278,6 @@ def _import(memory: Memory) -> Callable[..., None]:
         memory.store.import_facts(user, [fact])
 
     return importer
-
-
-@pytest.fixture(scope="module")
-def server(
-    config: Config, memory: Memory, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    config = config.model_copy(
-        update={"queue_path": tmp_path_factory.mktemp("queue") / "queue.sqlite3"}
-    )
-    with live_server(config) as running:
-        yield running
-
-
-@pytest.fixture
-def tenant(driver: Driver, memory: Memory) -> Iterator[Tenant]:
-    with fresh_tenant(driver, memory) as t:
-        yield t
 
 
 def _users(run: str) -> Callable[[], str]:

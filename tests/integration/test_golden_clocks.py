@@ -19,16 +19,16 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from neo4j import Driver
 
-from hmem import Client, Config, Memory, SupersedeReason
+from hmem import Client, Memory, SupersedeReason
 from hmem.faces.mcp_server import build_server
-from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
+from tests.integration.test_api_fixtures import LiveServer, Tenant
 
 
 def at(y: int, m: int, d: int) -> datetime:
@@ -217,23 +217,6 @@ def test_three_cases_on_memory(
     memory: Memory, user_id: str, name: str, write: Writer, check: Callable[..., None]
 ) -> None:
     check(memory, user_id, write(memory, user_id))
-
-
-@pytest.fixture(scope="module")
-def server(
-    config: Config, memory: Memory, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    config = config.model_copy(
-        update={"queue_path": tmp_path_factory.mktemp("queue") / "queue.sqlite3"}
-    )
-    with live_server(config) as running:
-        yield running
-
-
-@pytest.fixture
-def tenant(driver: Driver, memory: Memory) -> Iterator[Tenant]:
-    with fresh_tenant(driver, memory) as t:
-        yield t
 
 
 @pytest.mark.parametrize(("name", "write", "check"), CASES, ids=[c[0] for c in CASES])

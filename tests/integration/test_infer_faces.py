@@ -4,34 +4,14 @@ closures by reason) and the CLI's --infer/--no-infer."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import httpx
-import pytest
 from click.testing import CliRunner
-from neo4j import Driver
 
-from hmem import Config, Memory
+from hmem import Memory
 from hmem.cli import main
-from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
-
-
-@pytest.fixture(scope="module")
-def server(
-    config: Config, memory: Memory, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    config = config.model_copy(
-        update={"queue_path": tmp_path_factory.mktemp("queue") / "queue.sqlite3"}
-    )
-    with live_server(config) as running:
-        yield running
-
-
-@pytest.fixture
-def tenant(driver: Driver, memory: Memory) -> Iterator[Tenant]:
-    with fresh_tenant(driver, memory) as t:
-        yield t
+from tests.integration.test_api_fixtures import LiveServer, Tenant
 
 
 def iso(y: int, m: int, d: int) -> str:
