@@ -12,6 +12,7 @@ Events keep their date in the text ("moved ... in March 2026").
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = [
     "demo_stored_user",
     "ensure_demo",
     "seed_demo",
+    "where_to_look",
 ]
 
 DEMO_USER = "maya"
@@ -114,6 +116,35 @@ def demo_stored_user(tenant: str = DEMO_TENANT, user: str = DEMO_USER) -> str:
     """How the API stores user ``maya`` of tenant ``demo``: ``demo:maya``. The CLI's
     ``--tenant demo --user maya`` and Neo4j Browser's ``$user_id`` name the same user."""
     return f"{tenant}:{user}"
+
+
+def where_to_look(users: Sequence[str], *, api_url: str | None = None) -> str:
+    """What an example prints at its end: the users it wrote and where to see what it
+    remembered for them. Through the API (``api_url``) a user belongs to the key's tenant
+    and the inspector shows it; embedded, hmem stores the user as named, with no tenant,
+    which the API and the inspector do not show: the CLI and Cypher do."""
+    lines = []
+    for user in users:
+        if api_url is not None:
+            base = api_url.rstrip("/")
+            lines += [
+                f"What the agent remembered for user {user!r} of your key's tenant:",
+                f"  {base}/inspector/#user={user}   (paste the key)",
+                f'  curl -s -H "Authorization: Bearer $HMEM_API_KEY" {base}/v1/users/{user}/facts',
+            ]
+        else:
+            lines += [
+                f"What the agent remembered for user {user!r} (embedded: no tenant):",
+                f"  .venv/bin/hmem facts --user {user} --all",
+                f"  Cypher: MATCH (f:Fact {{user_id: '{user}'}}) RETURN f.text, f.valid_from",
+            ]
+    if api_url is None:
+        lines.append(
+            "  (the API and the inspector show a tenant's users: with HMEM_API_URL and "
+            "HMEM_API_KEY set, e.g. the demo's key, this example writes through the API "
+            "and its users are of that key's tenant)"
+        )
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from typing import Any
 from agent_framework import Agent, BaseChatClient, ChatResponse, Message
 
 import hmem
+from hmem.demo import where_to_look
 from hmem.faces.adapters.agent_framework import HEADER, HmemContextProvider
 
 
@@ -57,6 +58,7 @@ async def main() -> None:
         )
         print(f"{user}> {text}")
         print(f"agent> {(await agent.run(text, session=agent.create_session())).text}")
+    print(where_to_look([maya, sam], api_url=os.environ.get("HMEM_API_URL")))
 
 
 if __name__ == "__main__":

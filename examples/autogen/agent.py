@@ -18,6 +18,7 @@ from autogen_agentchat.agents import AssistantAgent
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import hmem
+from hmem.demo import where_to_look
 from hmem.faces.adapters.autogen import HmemMemory
 
 
@@ -31,6 +32,7 @@ def backend() -> hmem.Memory | hmem.AsyncClient:
 
 async def main() -> None:
     store = backend()
+    users = []
     for user, said in [
         (
             f"maya-{uuid.uuid4().hex[:6]}",
@@ -38,6 +40,7 @@ async def main() -> None:
         ),
         (f"sam-{uuid.uuid4().hex[:6]}", ["Where did I live before Paris?"]),
     ]:
+        users.append(user)
         memory = HmemMemory(store, user_id=user)
         agent = AssistantAgent(
             "assistant",
@@ -49,6 +52,7 @@ async def main() -> None:
             # the MemoryQueryEvent shows what hmem put in the model's context
             for message in result.messages:
                 print(f"{message.source}> {message.content}")
+    print(where_to_look(users, api_url=os.environ.get("HMEM_API_URL")))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from crewai import Agent, Crew, Task
 from crewai.llms.base_llm import BaseLLM
 
 import hmem
+from hmem.demo import where_to_look
 from hmem.faces.adapters.crewai import HmemCrewMemory
 
 
@@ -70,3 +71,4 @@ if __name__ == "__main__":
     ask(store, maya, "I moved from London to Paris last month.")
     ask(store, maya, "Where did I live before Paris?")
     ask(store, sam, "Where did I live before Paris?")
+    print(where_to_look([maya, sam], api_url=os.environ.get("HMEM_API_URL")))

@@ -20,6 +20,7 @@ from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
 import hmem
+from hmem.demo import where_to_look
 from hmem.faces.adapters.google_adk import HmemMemoryService
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -63,6 +64,7 @@ async def main() -> None:
         await store.shutdown()
     else:
         store.shutdown()
+    print(where_to_look([maya, sam], api_url=os.environ.get("HMEM_API_URL")))
 
 
 if __name__ == "__main__":

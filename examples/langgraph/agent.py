@@ -28,6 +28,7 @@ from langgraph.prebuilt import InjectedStore, ToolNode, tools_condition
 from langgraph.store.base import BaseStore
 
 from hmem import Client, Memory
+from hmem.demo import where_to_look
 from hmem.faces.adapters.langgraph import HmemStore
 
 
@@ -84,28 +85,11 @@ def build() -> Any:
     return graph.compile(store=HmemStore(backend()))
 
 
-def where_to_look(user: str, remote: bool) -> str:
-    """How to see what the agent wrote for ``user``."""
-    if remote:
-        api = os.environ["HMEM_API_URL"].rstrip("/")
-        return (
-            f"What the agent remembered: user {user!r} of your key's tenant:\n"
-            f"  {api}/inspector/#user={user}   (paste the key)"
-        )
-    return (
-        f"What the agent remembered: user {user!r}, stored without a tenant:\n"
-        f"  .venv/bin/hmem facts --user {user} --all\n"
-        "  (the API and the inspector show a tenant's users: run this example with "
-        "HMEM_API_URL and HMEM_API_KEY to write through the demo's API instead)"
-    )
-
-
 if __name__ == "__main__":
     app = build()
-    remote = bool(os.environ.get("HMEM_API_URL"))
     user = f"example-{uuid.uuid4().hex[:8]}"
     config = {"configurable": {"langgraph_user_id": user}}
     for said in ("I moved from London to Paris last month.", "Where did I live before Paris?"):
         out = app.invoke({"messages": [HumanMessage(said)]}, config)
         print(f"user:  {said}\nagent: {out['messages'][-1].content}")
-    print(where_to_look(user, remote))
+    print(where_to_look([user], api_url=os.environ.get("HMEM_API_URL")))

@@ -17,6 +17,7 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.memory import Memory
 
 import hmem
+from hmem.demo import where_to_look
 from hmem.faces.adapters.llama_index import HmemMemoryBlock
 
 
@@ -29,7 +30,8 @@ def backend() -> hmem.Memory | hmem.AsyncClient:
 
 
 async def main() -> None:
-    block = HmemMemoryBlock(backend=backend(), user_id=f"maya-{uuid.uuid4().hex[:6]}")
+    user = f"maya-{uuid.uuid4().hex[:6]}"
+    block = HmemMemoryBlock(backend=backend(), user_id=user)
     first = Memory.from_defaults(session_id="first", token_limit=4000, memory_blocks=[block])
     said = [ChatMessage(role="user", content="I moved from London to Paris last month.")]
     await first.aput_messages(said)
@@ -39,6 +41,7 @@ async def main() -> None:
     await second.aput_messages([ChatMessage(role="user", content="Where did I live before Paris?")])
     for message in await second.aget():
         print(f"{message.role.value}> {message.content}")
+    print(where_to_look([user], api_url=os.environ.get("HMEM_API_URL")))
 
 
 if __name__ == "__main__":

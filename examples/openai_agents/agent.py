@@ -19,6 +19,7 @@ from agents import Agent, RunConfig, Runner, set_tracing_disabled
 from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
 
 from hmem import Client, Memory
+from hmem.demo import where_to_look
 from hmem.faces.adapters.openai_agents import hmem_input_filter, hmem_tools
 
 
@@ -59,6 +60,7 @@ async def main() -> None:
     for said in ("I moved from London to Paris last month.", "Where did I live before Paris?"):
         result = await Runner.run(agent, said, context=context, run_config=config)
         print(f"user:  {said}\nagent: {result.final_output}")
+    print(where_to_look([context["user_id"]], api_url=os.environ.get("HMEM_API_URL")))
 
 
 if __name__ == "__main__":

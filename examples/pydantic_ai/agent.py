@@ -21,6 +21,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from hmem import Client, Memory
+from hmem.demo import where_to_look
 from hmem.faces.adapters.pydantic_ai import HmemMemory
 
 
@@ -58,6 +59,7 @@ async def main() -> None:
     for said in ("I moved from London to Paris last month.", "Where did I live before Paris?"):
         result = await agent.run(said, deps=deps)
         print(f"user:  {said}\nagent: {result.output}")
+    print(where_to_look([deps.user_id], api_url=os.environ.get("HMEM_API_URL")))
 
 
 if __name__ == "__main__":
