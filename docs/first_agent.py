@@ -77,6 +77,8 @@ def main(user: str, erase: bool) -> int:
     config = Config()
     problem = model_unreachable(config)
     with Memory(config) as memory:
+        # off: no embedding model (give the script the folder you gave make demo)
+        print(f"dense search: {memory.capabilities()['dense_embeddings']}")
         try:
             if problem is None:
                 run(memory, config, user)
@@ -138,6 +140,20 @@ def run(memory: Memory, config: Config, user: str) -> None:
     # The next turn's context has it.
     print("--- next turn's context ---")
     print(memory.search("Sam here again: what should I cook tonight?", user_id=user).context)
+    print(where_to_look(user))
+
+
+def where_to_look(user: str) -> str:
+    """Where to see what this script stored for ``user`` ("demo:sam": user sam of tenant
+    demo, which the demo's key shows in the inspector)."""
+    tenant, _, name = user.rpartition(":")
+    if not tenant:
+        return f"--- stored for user {user!r} (no tenant): .venv/bin/hmem facts --user {user} --all"
+    return (
+        f"--- stored for user {name!r} of tenant {tenant!r} (in Neo4j {user!r}): "
+        f"http://127.0.0.1:8000/inspector/#user={name} (the demo key, for tenant demo), "
+        f".venv/bin/hmem facts --tenant {tenant} --user {name} --all"
+    )
 
 
 if __name__ == "__main__":
