@@ -216,6 +216,19 @@ def test_readme_tour_runs_as_written_and_a_restart_keeps_it(demo: Demo) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "every expected answer seen" in done.stdout
+    # the first hour's other checks (issue 49): vectors of the kept demo facts and the
+    # allergy question by dense search, first-agent step 2 twice and its Ollama line with
+    # no Ollama, forget --never-true / restore, every example says where to look
+    for check in (
+        "every fact of demo:maya has a vector",
+        "answered with dense search on",
+        "two runs leave the same memory",
+        "the Ollama line without Ollama: one line saying so, exit 1",
+        "hmem restore: believed again",
+        "examples/langgraph/agent.py says where to look",
+    ):
+        assert f"ok: {check}" in done.stdout, done.stdout[-3000:]
+    assert "the tour leaves: demo:maya " in done.stdout
 
     key = demo.key
     demo.stop()
