@@ -221,7 +221,7 @@ def test_readme_tour_runs_as_written_and_a_restart_keeps_it(demo: Demo) -> None:
     # no Ollama, forget --never-true / restore, every example says where to look
     for check in (
         "every fact of demo:maya has a vector",
-        "answered with dense search on",
+        "'What is Maya allergic to?' answered with dense search on",
         "two runs leave the same memory",
         "the Ollama line without Ollama: one line saying so, exit 1",
         "hmem restore: believed again",
