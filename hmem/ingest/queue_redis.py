@@ -154,6 +154,14 @@ elseif op == 'update' then
     refresh(redis.call('HGET', key, 'user_id'))
   end
   return 1
+elseif op == 'renew' then
+  -- id, attempt, lease: only while this run (its attempt) still holds the job
+  local key = jk(ARGV[3])
+  local h = redis.call('HMGET', key, 'status', 'attempts', 'user_id')
+  if h[1] ~= 'running' or h[2] ~= ARGV[4] then return 0 end
+  redis.call('HSET', key, 'lease_until', now + tonumber(ARGV[5]))
+  refresh(h[3])
+  return 1
 elseif op == 'remove' then
   local n = 0
   for i = 3, #ARGV do n = n + remove(ARGV[i]) end
@@ -172,7 +180,7 @@ class RedisQueue:
         self,
         url: str,
         *,
-        lease_s: float = 300.0,
+        lease_s: float = 20.0,
         max_attempts: int = 5,
         secret: bytes,
         prefix: str = "hmem:q:",
@@ -313,6 +321,12 @@ class RedisQueue:
             *delete,
         )
         return bool(done)
+
+    def renew(self, job_id: str, attempt: int) -> bool:
+        """Extend the lease of a job this worker still runs (claimed as ``attempt``), by
+        the server's clock: the heartbeat of ``Ingestor.run_job``. False when the job is
+        no longer this run's (done, released, erased, or taken over)."""
+        return bool(self._run("renew", job_id, str(attempt), repr(self.lease_s)))
 
     def save_extraction(self, job_id: str, extraction: dict[str, Any]) -> None:
         self._update(
