@@ -38,7 +38,7 @@ import redis
 
 from hmem.errors import NotFoundError, QueueUnavailableError
 from hmem.ingest.job import Job, now_iso
-from hmem.ingest.job_seal import SEALED, TEXT, JobSeal
+from hmem.ingest.job_seal import REFUSED_RESULT, SEALED, TEXT, JobSeal
 from hmem.secret import keyed_ref
 
 __all__ = ["RedisQueue"]
@@ -335,7 +335,15 @@ class RedisQueue:
 
     def complete(self, job_id: str, result: dict[str, Any]) -> None:
         """Done: the result (ids and counts) stays, the session's text goes."""
-        self._update(job_id, status="done", drop=True, result=json.dumps(result), delete=("error",))
+        text = json.dumps(result)
+        self._update(
+            job_id,
+            status="done",
+            drop=True,
+            result=text,
+            result_sig=self._sealer.result_signature(job_id, text),
+            delete=("error",),
+        )
         self._dropped = True
 
     def fail(self, job_id: str, error: str, *, raw_output: str | None = None) -> None:
@@ -390,10 +398,14 @@ class RedisQueue:
         return self._job(row)
 
     def _job(self, row: dict[str, str]) -> Job:
-        """The job of a stored row, its sealed fields opened."""
+        """The job of a stored row, its sealed fields opened. A result whose signature
+        does not hold (written by someone without the secret) is not answered: the job
+        reads as failed, so no caller takes another write's ids for its own."""
         opened = {
             name: self._sealer.open(row["id"], name, row[name]) for name in SEALED if name in row
         }
+        if not self._sealer.result_holds(row):
+            opened.update(status="failed", result="", error=REFUSED_RESULT)
         return _job({**row, **opened})
 
     def counts(self) -> dict[str, int]:
@@ -444,9 +456,14 @@ class RedisQueue:
         quoted, quoted_ref = json.dumps(fact_id), json.dumps(ref)
         named = 0
         for job_id in self._user_jobs(user_id):
-            result = self._row(job_id).get("result", "")
+            row = self._row(job_id)
+            result = row.get("result", "")
             if quoted in result:
-                self._update(job_id, result=result.replace(quoted, quoted_ref))
+                text = result.replace(quoted, quoted_ref)
+                # re-signed only if it held: an altered result stays refused
+                signed = self._sealer.result_holds(row)
+                sig = self._sealer.result_signature(job_id, text) if signed else ""
+                self._update(job_id, result=text, result_sig=sig)
                 named += 1
         if named:
             self._rewrite(wait=True)
