@@ -109,7 +109,8 @@ _PROBE_TIMEOUT_S = 2.0
 def _prober(driver: Driver) -> Callable[[], None]:
     """A probe of ``driver``'s server: a query on its home database that must answer
     within ``_PROBE_TIMEOUT_S`` (the database must serve queries, not only take
-    connections); a client error is an answer too. Holds the driver weakly (the
+    connections: a starting server may name its database unknown or unavailable for a
+    while); a refusal of the credentials is an answer too. Holds the driver weakly (the
     breakers' map is keyed by it)."""
     ref = weakref.ref(driver)
 
@@ -120,8 +121,8 @@ def _prober(driver: Driver) -> Callable[[], None]:
         try:
             with found.session(default_access_mode=READ_ACCESS) as session:
                 session.run(Query("RETURN 1", timeout=_PROBE_TIMEOUT_S)).consume()
-        except neo.ClientError:
-            return  # the server answered (a refusal is an answer: not an outage)
+        except (neo.AuthError, neo.Forbidden):
+            return  # the server answered (a refusal of the credentials is not an outage)
 
     return probe
 
@@ -157,6 +158,8 @@ def translate_errors(driver: Driver) -> Iterator[None]:
     except neo.ConnectionPoolError as exc:  # every connection busy (a slow server, not a lost one)
         raise StoreUnavailableError(f"Neo4j is busy ({type(exc).__name__})") from exc
     except neo.TransientError as exc:
+        if "DatabaseUnavailable" in (exc.code or ""):  # a server still starting
+            guard.failure()
         raise StoreUnavailableError(f"Neo4j reported a transient failure ({exc.code})") from exc
     guard.success()
 
