@@ -330,7 +330,12 @@ class Config(BaseSettings):
     dedup_cosine: float = Field(
         0.95, gt=0, le=1.0, description="Cosine at which a new fact is a near-duplicate"
     )
-    job_lease_s: float = Field(300.0, gt=0, description="A running job is reclaimed after this")
+    job_lease_s: float = Field(
+        20.0,
+        gt=0,
+        description="A running job's lease, renewed every quarter of it while the job runs: "
+        "the job of a worker that died is taken over after at most this",
+    )
     job_max_attempts: int = Field(5, ge=1, description="Transient failures before 'failed'")
     profile_enabled: bool = Field(
         False, description="Rewrite a <=120-word profile after each session (a 2nd model call)"

@@ -36,6 +36,55 @@ def bench_reliability(tries: int, clients: int, writes: int, out: str | None) ->
         Path(out).write_text(text + "\n")
 
 
+@bench.command("faults")
+@click.option("--clients", default=16, show_default=True, help="concurrent API clients")
+@click.option("--seconds", default=60.0, show_default=True, help="how long new writes start")
+@click.option("--queue-url", help="the shared queue: redis://:<password>@host:port/db")
+@click.option(
+    "--faults",
+    default="api,worker,neo4j",
+    show_default=True,
+    help="what is killed with SIGKILL (and restarted), at spaced times",
+)
+@click.option("--bolt-port", type=int, help="the bench's own Neo4j (default: a free port)")
+@click.option("--http-port", type=int, help="its HTTP port (default: a free port)")
+@click.option("--api-port", type=int, help="hmem serve's port (default: a free port)")
+@click.option("--out", type=click.Path(), help="also write the figures here (JSON)")
+def bench_faults(
+    clients: int,
+    seconds: float,
+    queue_url: str | None,
+    faults: str,
+    bolt_port: int | None,
+    http_port: int | None,
+    api_port: int | None,
+    out: str | None,
+) -> None:
+    """Load over HTTP (writes with Idempotency-Key, retried as a client would) while the
+    API, a worker and Neo4j are killed with SIGKILL: accepted = stored, duplicates,
+    answers past the request bound. Runs on a Neo4j of its own, never on yours."""
+    from hmem_bench.faults import run
+
+    chosen = tuple(f.strip() for f in faults.split(",") if f.strip())
+    unknown = set(chosen) - {"api", "worker", "neo4j"}
+    if unknown:
+        raise click.BadParameter(f"unknown fault(s): {', '.join(sorted(unknown))}")
+    results = run(
+        _config(),
+        clients=clients,
+        seconds=seconds,
+        queue_url=queue_url,
+        faults=chosen,
+        bolt_port=bolt_port,
+        http_port=http_port,
+        api_port=api_port,
+    )
+    text = json.dumps(results, indent=2)
+    click.echo(text)
+    if out:
+        Path(out).write_text(text + "\n")
+
+
 @bench.command("run")
 @click.option(
     "--data",

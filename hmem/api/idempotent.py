@@ -7,22 +7,30 @@ own), so a retry with the same key finds the first write's facts instead of writ
 them again: it answers with their ids (``Idempotent-Replay: true``). A key sent again
 with another text is a 409. Without a key, a direct write is not deduplicated beyond
 its text (an open fact with the same normalised text is skipped).
+
+A retry that arrives while the first request with its key is still running in this
+process (its client gave up, or it was answered 503 ``timeout`` and its handler goes
+on) is answered 503 at once (``WriteInFlight``) instead of running the write a second
+time beside it: a client's retries add no work to a server that is already slow.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from fastapi import Request, Response
 
 from hmem._text import fact_hash
+from hmem.api.problems import WriteInFlight
 from hmem.errors import ConflictError, NotFoundError, ValidationError
 from hmem.memory import Memory
 from hmem.models import WriteResult
 from hmem.secret import keyed_ref
 
-__all__ = ["IDEMPOTENCY_HEADER", "replayed", "write_ids"]
+__all__ = ["IDEMPOTENCY_HEADER", "in_flight", "replayed", "write_ids"]
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replay"
@@ -39,6 +47,29 @@ def write_ids(request: Request, stored_user: str, given: Sequence[str | None]) -
     memory: Memory = request.app.state.memory
     base = keyed_ref(memory.secret, "direct-write", f"{stored_user}\x00{key}")[:32]
     return [own or f"ik-{base}-{n}" for n, own in enumerate(given)]
+
+
+_running: set[str] = set()
+_running_lock = threading.Lock()
+
+
+@contextmanager
+def in_flight(ids: Sequence[str] | None) -> Iterator[None]:
+    """Hold a keyed write's first id while it runs (nothing without a key); a second
+    request for the same id meanwhile is a ``WriteInFlight`` (503, retry)."""
+    if not ids:
+        yield
+        return
+    mark = ids[0]
+    with _running_lock:
+        if mark in _running:
+            raise WriteInFlight("a request with this Idempotency-Key is still running")
+        _running.add(mark)
+    try:
+        yield
+    finally:
+        with _running_lock:
+            _running.discard(mark)
 
 
 def replayed(

@@ -56,6 +56,10 @@ class RequestTimeout(errors.RetryableError):
     """A ``/v1`` request did not finish within ``api_request_timeout_s``."""
 
 
+class WriteInFlight(errors.RetryableError):
+    """A write with this Idempotency-Key is still running in this process."""
+
+
 class Problem(BaseModel):
     """An RFC 9457 problem document."""
 
@@ -146,6 +150,10 @@ _UNAVAILABLE = (
         RequestTimeout,
         "the request did not finish in time; a write may still land: retry it with the "
         "same Idempotency-Key",
+    ),
+    (
+        WriteInFlight,
+        "a request with this Idempotency-Key is still running; retry with the same key",
     ),
     (errors.ModelUnavailableError, "a model service is unavailable; retry later"),
     (errors.RetryableError, "temporarily unavailable; retry later"),

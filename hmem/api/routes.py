@@ -18,7 +18,7 @@ from pydantic_core import to_json
 
 from hmem.api.auth import USER_ID_PATTERN, Principal, principal, queueing_principal
 from hmem.api.bookmarks import seal_for
-from hmem.api.idempotent import replayed, write_ids
+from hmem.api.idempotent import in_flight, replayed, write_ids
 from hmem.api.metrics import Metrics
 from hmem.api.problems import NO_MODEL_RESPONSE, PROBLEM_RESPONSES
 from hmem.api.schemas import (
@@ -126,35 +126,36 @@ def remember(
 ) -> WriteResult:
     uid = who.scope(user_id)
     ids = write_ids(request, uid, [body.id])
-    if ids and (again := replayed(_memory(request), uid, ids, [body.text], response)):
-        return again
-    result = _write(
-        request,
-        "remember",
-        lambda: _memory(request).remember(
-            body.text,
-            user_id=uid,
-            category=body.category,
-            importance=body.importance,
-            observed_at=body.observed_at,
-            valid_from=body.valid_from,
-            valid_to=body.valid_to,
-            entities=body.entities,
-            supersedes=body.supersedes,
-            reason=body.reason,
-            relates=body.relates,
-            embedding=body.embedding,
-            source=body.source,
-            fact_id=ids[0] if ids else body.id,
-            speaker=body.speaker,
-            infer=body.infer,
-        ),
-    )
-    reasons = _reasons(body.supersedes, body.reason)
-    reasons.update({link.old_id: link.reason.value for link in result.inferred})
-    _metrics(request).count_write("remember", result, reasons)
-    _metrics(request).count_inferred(result)
-    return _sealed(request, who, result)
+    with in_flight(ids):
+        if ids and (again := replayed(_memory(request), uid, ids, [body.text], response)):
+            return again
+        result = _write(
+            request,
+            "remember",
+            lambda: _memory(request).remember(
+                body.text,
+                user_id=uid,
+                category=body.category,
+                importance=body.importance,
+                observed_at=body.observed_at,
+                valid_from=body.valid_from,
+                valid_to=body.valid_to,
+                entities=body.entities,
+                supersedes=body.supersedes,
+                reason=body.reason,
+                relates=body.relates,
+                embedding=body.embedding,
+                source=body.source,
+                fact_id=ids[0] if ids else body.id,
+                speaker=body.speaker,
+                infer=body.infer,
+            ),
+        )
+        reasons = _reasons(body.supersedes, body.reason)
+        reasons.update({link.old_id: link.reason.value for link in result.inferred})
+        _metrics(request).count_write("remember", result, reasons)
+        _metrics(request).count_inferred(result)
+        return _sealed(request, who, result)
 
 
 def _sealed(request: Request, who: Principal, result: W) -> W:
@@ -207,21 +208,22 @@ def remember_many(
     uid = who.scope(user_id)
     drafts = body.facts
     ids = write_ids(request, uid, [d.id for d in drafts])
-    if ids is not None:
-        texts = [d.text for d in drafts]
-        if again := replayed(_memory(request), uid, ids, texts, response):
-            return again
-        drafts = [d.model_copy(update={"id": i}) for d, i in zip(drafts, ids, strict=True)]
-    result = _write(
-        request,
-        "remember_many",
-        lambda: _memory(request).remember_many(
-            drafts, user_id=uid, observed_at=body.observed_at, session_id=body.session_id
-        ),
-    )
-    reasons = {t.target_id: str(t.reason) for f in body.facts for t in f.supersedes}
-    _metrics(request).count_write("remember_many", result, reasons)
-    return _sealed(request, who, result)
+    with in_flight(ids):
+        if ids is not None:
+            texts = [d.text for d in drafts]
+            if again := replayed(_memory(request), uid, ids, texts, response):
+                return again
+            drafts = [d.model_copy(update={"id": i}) for d, i in zip(drafts, ids, strict=True)]
+        result = _write(
+            request,
+            "remember_many",
+            lambda: _memory(request).remember_many(
+                drafts, user_id=uid, observed_at=body.observed_at, session_id=body.session_id
+            ),
+        )
+        reasons = {t.target_id: str(t.reason) for f in body.facts for t in f.supersedes}
+        _metrics(request).count_write("remember_many", result, reasons)
+        return _sealed(request, who, result)
 
 
 @router.get("/users/{user_id}/facts", tags=["read"], summary="List facts, now or as of a time")

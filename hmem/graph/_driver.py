@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from neo4j import READ_ACCESS, Driver, Session
+from neo4j import READ_ACCESS, Driver, Query, Session
 from neo4j import exceptions as neo
 
 from hmem.errors import ConflictError, StoreUnavailableError
@@ -30,29 +30,44 @@ __all__ = [
 class Breaker:
     """Fail fast while Neo4j is down: after ``threshold`` calls in a row found it
     unreachable, calls fail at once for ``cooldown_s`` instead of each waiting out the
-    driver's connection and retry timeouts (and holding a server thread meanwhile). A
-    call after the cooldown tries Neo4j again: a failure reopens the breaker at once, a
-    call that reaches Neo4j closes it. One failure is not enough: on a loaded machine a
-    single slow connection to a live server must not fail everyone's requests."""
+    driver's connection and retry timeouts (and holding a server thread meanwhile). One
+    failure is not enough: on a loaded machine a single slow connection to a live server
+    must not fail everyone's requests.
+
+    Once open, with a ``probe``, the breaker stays open until the probe reaches Neo4j:
+    after each cooldown one probe runs in a thread of its own while every call still
+    fails at once. A restarting server takes connections long before it answers (its
+    Bolt port opens, then its databases recover: 45 s measured on a loaded machine), and
+    a request sent into that window waits out the pool's acquisition timeout, once per
+    retry (issue 45's N9: 12-50 s). Without a probe, the first call after the cooldown
+    tries Neo4j again: a failure reopens the breaker at once, a call that reaches Neo4j
+    closes it."""
 
     def __init__(
         self,
         threshold: int = 3,
         cooldown_s: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        probe: Callable[[], None] | None = None,
     ) -> None:
         self.threshold, self.cooldown_s, self._clock = threshold, cooldown_s, clock
+        self._probe = probe
         self._failures = 0
         self._open_until = 0.0
+        self._down = False  # opened, and no probe or call reached Neo4j since
+        self._probing = False
         self._lock = threading.Lock()
 
     @property
     def is_open(self) -> bool:
-        return self._clock() < self._open_until
+        return self._clock() < self._open_until or (self._down and self._probe is not None)
 
     def check(self) -> None:
-        if self.is_open:
+        if self._clock() < self._open_until:
             raise StoreUnavailableError("Neo4j is unavailable (it failed moments ago)")
+        if self._down and self._probe is not None:
+            self._start_probe()
+            raise StoreUnavailableError("Neo4j is unavailable (it is being tried again)")
 
     def failure(self) -> None:
         """A call found Neo4j unreachable."""
@@ -60,11 +75,56 @@ class Breaker:
             self._failures += 1
             if self._failures >= self.threshold:
                 self._open_until = self._clock() + self.cooldown_s
+                self._down = True
 
     def success(self) -> None:
         """A call reached Neo4j."""
         with self._lock:
-            self._failures, self._open_until = 0, 0.0
+            self._failures, self._open_until, self._down = 0, 0.0, False
+
+    def _start_probe(self) -> None:
+        with self._lock:
+            if self._probing or self._clock() < self._open_until:
+                return
+            self._probing = True
+        threading.Thread(target=self._run_probe, name="hmem-neo4j-probe", daemon=True).start()
+
+    def _run_probe(self) -> None:
+        assert self._probe is not None
+        try:
+            self._probe()
+        except Exception:  # still down (or not answering yet): try again after a cooldown
+            with self._lock:
+                self._open_until = self._clock() + self.cooldown_s
+        else:
+            self.success()
+        finally:
+            with self._lock:
+                self._probing = False
+
+
+_PROBE_TIMEOUT_S = 2.0
+
+
+def _prober(driver: Driver) -> Callable[[], None]:
+    """A probe of ``driver``'s server: a query on its home database that must answer
+    within ``_PROBE_TIMEOUT_S`` (the database must serve queries, not only take
+    connections: a starting server may name its database unknown or unavailable for a
+    while); a refusal of the credentials is an answer too. Holds the driver weakly (the
+    breakers' map is keyed by it)."""
+    ref = weakref.ref(driver)
+
+    def probe() -> None:
+        found = ref()
+        if found is None:
+            return
+        try:
+            with found.session(default_access_mode=READ_ACCESS) as session:
+                session.run(Query("RETURN 1", timeout=_PROBE_TIMEOUT_S)).consume()
+        except (neo.AuthError, neo.Forbidden):
+            return  # the server answered (a refusal of the credentials is not an outage)
+
+    return probe
 
 
 _breakers: weakref.WeakKeyDictionary[Driver, Breaker] = weakref.WeakKeyDictionary()
@@ -76,7 +136,7 @@ def breaker(driver: Driver) -> Breaker:
     with _breakers_lock:
         found = _breakers.get(driver)
         if found is None:
-            found = _breakers[driver] = Breaker()
+            found = _breakers[driver] = Breaker(probe=_prober(driver))
         return found
 
 
@@ -98,6 +158,8 @@ def translate_errors(driver: Driver) -> Iterator[None]:
     except neo.ConnectionPoolError as exc:  # every connection busy (a slow server, not a lost one)
         raise StoreUnavailableError(f"Neo4j is busy ({type(exc).__name__})") from exc
     except neo.TransientError as exc:
+        if "DatabaseUnavailable" in (exc.code or ""):  # a server still starting
+            guard.failure()
         raise StoreUnavailableError(f"Neo4j reported a transient failure ({exc.code})") from exc
     guard.success()
 

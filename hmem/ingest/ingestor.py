@@ -173,10 +173,16 @@ class Ingestor:
 
     # -- running ------------------------------------------------------------------------
     def run_job(self, job: Job, *, reraise: bool = False) -> AddResult | None:
-        """Process one claimed job and record the outcome on it."""
-        with self.telemetry.span(
-            "job", user_id=job.user_id, hmem__job_id=job.id, hmem__attempt=job.attempts
-        ) as span:
+        """Process one claimed job and record the outcome on it. While it runs, its
+        lease is renewed (``_Heartbeat``), so a lease is short and the job of a worker
+        that died (``kill -9``) is taken over within one lease, however slow a live
+        worker's job is."""
+        with (
+            _Heartbeat(self.queue, job),
+            self.telemetry.span(
+                "job", user_id=job.user_id, hmem__job_id=job.id, hmem__attempt=job.attempts
+            ) as span,
+        ):
             result = self._run_job(job, reraise=reraise)
             if result is not None:
                 span.set(hmem__added=len(result.added), hmem__superseded=len(result.superseded))
@@ -265,6 +271,48 @@ class Ingestor:
             except Exception:  # the loop must outlive any one job's surprise
                 log.exception("worker loop error")
                 self._stop.wait(self.poll_s)
+
+
+class _Heartbeat:
+    """Renews a running job's lease every quarter lease until the job is settled: a
+    renewal that fails once (the queue slow or briefly unreachable) leaves three more
+    before the lease runs out. A renewal refused (the job is no longer this run's) ends
+    the heartbeat; the run's outcome is then recorded as usual and is harmless (a
+    re-run finds the session's episode in the graph and writes nothing twice)."""
+
+    def __init__(self, queue: QueueBackend, job: Job) -> None:
+        self._queue, self._job = queue, job
+        self._every = max(0.05, queue.lease_s / 4)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="hmem-lease", daemon=True)
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self._every):
+            try:
+                held = self._queue.renew(self._job.id, self._job.attempts)
+            except Exception as exc:  # the next beat tries again
+                log.warning(
+                    "job %s: lease not renewed (%s)",
+                    self._job.id,
+                    type(exc).__name__,
+                    extra={"job_id": self._job.id, "error": type(exc).__name__},
+                )
+                continue
+            if not held:
+                log.warning(
+                    "job %s: its lease was lost (taken over or settled)",
+                    self._job.id,
+                    extra={"job_id": self._job.id},
+                )
+                return
 
 
 def _failure(job: Job) -> HmemError:

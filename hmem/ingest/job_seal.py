@@ -6,6 +6,9 @@ times and counts. Its text, session id, extraction and raw model output are seal
 field), and every job is signed with that secret over its identity and sealed text. The
 worker refuses a job whose signature does not hold (pushed by someone without the
 secret, or altered) and an API user's job (``tenant:user``) without its API key id.
+A finished job's result (the ids a synchronous ``add`` and ``GET /v1/jobs/{id}``
+answer) is signed too, apart from the job (the erasure of a fact rewrites it); one that
+does not hold reads as a failed job, never as another write's ids.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-__all__ = ["REFUSED_KEYLESS", "REFUSED_UNSIGNED", "SEALED", "TEXT", "JobSeal"]
+__all__ = ["REFUSED_KEYLESS", "REFUSED_RESULT", "REFUSED_UNSIGNED", "SEALED", "TEXT", "JobSeal"]
 
 # A job's text, dropped when it is done and on erasure.
 TEXT = ("source_text", "episode_text", "extraction", "raw_output")
@@ -45,6 +48,7 @@ _SIGNED = (
 )
 _NONCE = 12
 REFUSED_UNSIGNED = "RefusedJob: not signed with this deployment's HMEM_SERVER_SECRET"
+REFUSED_RESULT = "RefusedJob: its result is not signed with this deployment's HMEM_SERVER_SECRET"
 REFUSED_KEYLESS = "RefusedJob: a job for an API user must carry the API key that accepted it"
 
 
@@ -77,6 +81,18 @@ class JobSeal:
     def signature(self, row: dict[str, Any]) -> str:
         signed = json.dumps([str(row.get(name, "")) for name in _SIGNED])
         return hmac.new(self._sign_key, signed.encode(), hashlib.sha256).hexdigest()
+
+    def result_signature(self, job_id: str, result: str) -> str:
+        """The signature of a finished job's result (its JSON text), bound to the job."""
+        signed = json.dumps(["result", job_id, result])
+        return hmac.new(self._sign_key, signed.encode(), hashlib.sha256).hexdigest()
+
+    def result_holds(self, row: dict[str, str]) -> bool:
+        """Whether a row's result (if any) was signed with this secret for this job."""
+        if not row.get("result"):
+            return True
+        expected = self.result_signature(row.get("id", ""), row["result"])
+        return hmac.compare_digest(row.get("result_sig", ""), expected)
 
     def refusal(self, row: dict[str, str]) -> str | None:
         """Why the worker must not run this job, or None."""

@@ -88,7 +88,7 @@ class JobQueue:
         self,
         path: Path | str,
         *,
-        lease_s: float = 300.0,
+        lease_s: float = 20.0,
         max_attempts: int = 5,
         secret: bytes | None = None,
     ) -> None:
@@ -258,6 +258,19 @@ class JobQueue:
                 db.execute("ROLLBACK")
                 raise
         return _job(job)
+
+    def renew(self, job_id: str, attempt: int) -> bool:
+        """Extend the lease of a job this worker still runs (claimed as ``attempt``): the
+        heartbeat of ``Ingestor.run_job``, so a lease can be short and a dead worker's job
+        is taken over within it. False when the job is no longer this run's (done,
+        released, erased, or taken over after a lease ran out)."""
+        with self._db() as db:
+            cur = db.execute(
+                "UPDATE jobs SET lease_until = ? "
+                "WHERE id = ? AND status = 'running' AND attempts = ?",
+                (time.time() + self.lease_s, job_id, attempt),
+            )
+        return cur.rowcount == 1
 
     def save_extraction(self, job_id: str, extraction: dict[str, Any]) -> None:
         self._update(job_id, extraction=json.dumps(extraction))

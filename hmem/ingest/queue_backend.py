@@ -26,6 +26,8 @@ __all__ = ["QueueBackend", "open_queue"]
 class QueueBackend(Protocol):
     """What ``Ingestor`` and ``Memory`` use of a queue."""
 
+    lease_s: float
+
     def submit(
         self,
         *,
@@ -41,6 +43,8 @@ class QueueBackend(Protocol):
     ) -> tuple[Job, bool]: ...
 
     def claim(self) -> Job | None: ...
+
+    def renew(self, job_id: str, attempt: int) -> bool: ...
 
     def save_extraction(self, job_id: str, extraction: dict[str, Any]) -> None: ...
 

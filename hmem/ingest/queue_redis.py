@@ -37,130 +37,15 @@ from typing import Any, cast
 import redis
 
 from hmem.errors import NotFoundError, QueueUnavailableError
+from hmem.ingest._queue_redis_script import SCRIPT
 from hmem.ingest.job import Job, now_iso
-from hmem.ingest.job_seal import SEALED, TEXT, JobSeal
+from hmem.ingest.job_seal import REFUSED_RESULT, SEALED, TEXT, JobSeal
 from hmem.secret import keyed_ref
 
 __all__ = ["RedisQueue"]
 
 log = logging.getLogger("hmem.ingest")
 
-_SCRIPT = """
-local op, P = ARGV[1], ARGV[2]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
-local function jk(id) return P .. 'job:' .. id end
-
-local function setstatus(id, new)
-  local old = redis.call('HGET', jk(id), 'status')
-  if old then redis.call('HINCRBY', P .. 'counts', old, -1) end
-  if new then
-    redis.call('HINCRBY', P .. 'counts', new, 1)
-    redis.call('HSET', jk(id), 'status', new)
-  end
-end
-
-local function refresh(user)
-  local head = redis.call('ZRANGE', P .. 'open:' .. user, 0, 0)[1]
-  if not head then
-    redis.call('ZREM', P .. 'ready', user)
-    return
-  end
-  local h = redis.call('HMGET', jk(head), 'status', 'not_before', 'lease_until')
-  local score = tonumber(h[3]) or 0
-  if h[1] == 'queued' then score = tonumber(h[2]) or 0 end
-  local running = redis.call('GET', P .. 'run:' .. user)
-  if running and running ~= head then
-    local lease = tonumber(redis.call('HGET', jk(running), 'lease_until') or '0') or 0
-    if lease > score then score = lease end
-  end
-  redis.call('ZADD', P .. 'ready', score, user)
-end
-
-local function settle(id, user)
-  redis.call('ZREM', P .. 'open:' .. user, id)
-  if redis.call('GET', P .. 'run:' .. user) == id then redis.call('DEL', P .. 'run:' .. user) end
-  refresh(user)
-end
-
-local function remove(id)
-  local h = redis.call('HMGET', jk(id), 'user_id', 'idempotency_key')
-  if not h[1] then return 0 end
-  setstatus(id, nil)
-  redis.call('DEL', jk(id))
-  local idem = P .. 'idem:' .. h[1] .. ':' .. h[2]
-  if redis.call('GET', idem) == id then redis.call('DEL', idem) end
-  redis.call('SREM', P .. 'jobs:' .. h[1], id)
-  settle(id, h[1])
-  return 1
-end
-
-if op == 'submit' then
-  local user, id = ARGV[3], ARGV[5]
-  local idem = P .. 'idem:' .. user .. ':' .. ARGV[4]
-  local existing = redis.call('GET', idem)
-  if existing and redis.call('EXISTS', jk(existing)) == 1 then return {existing, 0} end
-  redis.call('HSET', jk(id), unpack(ARGV, 7))
-  setstatus(id, 'queued')
-  redis.call('SET', idem, id)
-  redis.call('SADD', P .. 'jobs:' .. user, id)
-  redis.call('ZADD', P .. 'open:' .. user, tonumber(ARGV[6]), id)
-  refresh(user)
-  return {id, 1}
-elseif op == 'claim' then
-  for _ = 1, 50 do
-    local user = redis.call('ZRANGEBYSCORE', P .. 'ready', '-inf', now, 'LIMIT', 0, 1)[1]
-    if not user then return false end
-    local head = redis.call('ZRANGE', P .. 'open:' .. user, 0, 0)[1]
-    if head and redis.call('EXISTS', jk(head)) == 1 then
-      redis.call('HSET', jk(head), 'lease_until', now + tonumber(ARGV[3]), 'updated_at', ARGV[4])
-      redis.call('HINCRBY', jk(head), 'attempts', 1)
-      setstatus(head, 'running')
-      redis.call('SET', P .. 'run:' .. user, head)
-      refresh(user)
-      return head
-    end
-    if head then redis.call('ZREM', P .. 'open:' .. user, head) end
-    refresh(user)
-  end
-  return false
-elseif op == 'update' then
-  -- id, status ('' keeps it), backoff ('' none), drop text ('1'), n, n pairs, names to delete
-  local id, status, backoff, drop, n = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7])
-  local key = jk(id)
-  if redis.call('EXISTS', key) == 0 then return 0 end
-  if n > 0 then redis.call('HSET', key, unpack(ARGV, 8, 7 + 2 * n)) end
-  if #ARGV > 7 + 2 * n then redis.call('HDEL', key, unpack(ARGV, 8 + 2 * n)) end
-  if backoff ~= '' then redis.call('HSET', key, 'not_before', now + tonumber(backoff)) end
-  if drop == '1' then
-    redis.call('HSET', key, 'source_text', '', 'episode_text', '')
-    redis.call('HDEL', key, 'extraction', 'raw_output', 'session_id')
-  end
-  if status ~= '' then
-    local user = redis.call('HGET', key, 'user_id')
-    setstatus(id, status)
-    if status == 'queued' then
-      redis.call('HSET', key, 'lease_until', 0)
-      redis.call('ZADD', P .. 'open:' .. user, tonumber(redis.call('HGET', key, 'score')), id)
-      if redis.call('GET', P .. 'run:' .. user) == id then
-        redis.call('DEL', P .. 'run:' .. user)
-      end
-      refresh(user)
-    else
-      redis.call('HSET', key, 'lease_until', 0)
-      settle(id, user)
-    end
-  else
-    refresh(redis.call('HGET', key, 'user_id'))
-  end
-  return 1
-elseif op == 'remove' then
-  local n = 0
-  for i = 3, #ARGV do n = n + remove(ARGV[i]) end
-  return n
-end
-return redis.error_reply('unknown op ' .. op)
-"""
 
 _ERASED = "ErasedError: a fact this session held was erased; its text is gone"
 
@@ -172,7 +57,7 @@ class RedisQueue:
         self,
         url: str,
         *,
-        lease_s: float = 300.0,
+        lease_s: float = 20.0,
         max_attempts: int = 5,
         secret: bytes,
         prefix: str = "hmem:q:",
@@ -188,7 +73,7 @@ class RedisQueue:
         self._redis = redis.Redis.from_url(
             url, decode_responses=True, socket_timeout=10, health_check_interval=30
         )
-        self._script = self._redis.register_script(_SCRIPT)
+        self._script = self._redis.register_script(SCRIPT)
         self._dropped = False  # done jobs' text is still in the append-only file
 
     def _ref(self, purpose: str, value: str) -> str:
@@ -314,6 +199,12 @@ class RedisQueue:
         )
         return bool(done)
 
+    def renew(self, job_id: str, attempt: int) -> bool:
+        """Extend the lease of a job this worker still runs (claimed as ``attempt``), by
+        the server's clock: the heartbeat of ``Ingestor.run_job``. False when the job is
+        no longer this run's (done, released, erased, or taken over)."""
+        return bool(self._run("renew", job_id, str(attempt), repr(self.lease_s)))
+
     def save_extraction(self, job_id: str, extraction: dict[str, Any]) -> None:
         self._update(
             job_id, extraction=self._sealer.seal(job_id, "extraction", json.dumps(extraction))
@@ -321,7 +212,15 @@ class RedisQueue:
 
     def complete(self, job_id: str, result: dict[str, Any]) -> None:
         """Done: the result (ids and counts) stays, the session's text goes."""
-        self._update(job_id, status="done", drop=True, result=json.dumps(result), delete=("error",))
+        text = json.dumps(result)
+        self._update(
+            job_id,
+            status="done",
+            drop=True,
+            result=text,
+            result_sig=self._sealer.result_signature(job_id, text),
+            delete=("error",),
+        )
         self._dropped = True
 
     def fail(self, job_id: str, error: str, *, raw_output: str | None = None) -> None:
@@ -376,10 +275,14 @@ class RedisQueue:
         return self._job(row)
 
     def _job(self, row: dict[str, str]) -> Job:
-        """The job of a stored row, its sealed fields opened."""
+        """The job of a stored row, its sealed fields opened. A result whose signature
+        does not hold (written by someone without the secret) is not answered: the job
+        reads as failed, so no caller takes another write's ids for its own."""
         opened = {
             name: self._sealer.open(row["id"], name, row[name]) for name in SEALED if name in row
         }
+        if not self._sealer.result_holds(row):
+            opened.update(status="failed", result="", error=REFUSED_RESULT)
         return _job({**row, **opened})
 
     def counts(self) -> dict[str, int]:
@@ -430,9 +333,14 @@ class RedisQueue:
         quoted, quoted_ref = json.dumps(fact_id), json.dumps(ref)
         named = 0
         for job_id in self._user_jobs(user_id):
-            result = self._row(job_id).get("result", "")
+            row = self._row(job_id)
+            result = row.get("result", "")
             if quoted in result:
-                self._update(job_id, result=result.replace(quoted, quoted_ref))
+                text = result.replace(quoted, quoted_ref)
+                # re-signed only if it held: an altered result stays refused
+                signed = self._sealer.result_holds(row)
+                sig = self._sealer.result_signature(job_id, text) if signed else ""
+                self._update(job_id, result=text, result_sig=sig)
                 named += 1
         if named:
             self._rewrite(wait=True)

@@ -276,3 +276,24 @@ def test_the_worker_refuses_unsigned_altered_and_keyless_jobs(
         refused = queue.get(job_id)
         assert refused.status == "failed" and why in (refused.error or ""), refused.error
         assert refused.source_text == ""  # its text dropped with it
+
+
+def test_a_finished_jobs_result_is_signed(make_queue: type[RedisQueue], redis_url: str) -> None:
+    """A result written into the server by someone without the secret (another write's
+    ids, or made-up ones) is never answered as the job's: the job reads as failed."""
+    from hmem.ingest.job_seal import REFUSED_RESULT
+
+    queue = make_queue()
+    job_id = _submit(queue, "u1", 1)
+    assert queue.claim() is not None
+    queue.complete(job_id, {"added": ["f1"]})
+    assert queue.get(job_id).result == {"added": ["f1"]}
+    client = redis.Redis.from_url(redis_url)
+    key = queue.prefix + "job:" + job_id
+    client.hset(key, "result", '{"added": ["someone-elses-fact"]}')
+    forged = queue.get(job_id)
+    assert forged.status == "failed" and forged.result is None
+    assert forged.error == REFUSED_RESULT
+    client.hdel(key, "result_sig")  # and a result without a signature
+    client.hset(key, "result", '{"added": ["f1"]}')
+    assert queue.get(job_id).result is None

@@ -199,3 +199,22 @@ def test_user_names_the_api_refuses_are_refused_everywhere(name: str) -> None:
     with pytest.raises(errors.ValidationError):
         check_user_name(name)
     assert check_user_name("maya.k@example-1") == "maya.k@example-1"
+
+
+def test_a_keyed_write_still_running_turns_its_retry_away_at_once() -> None:
+    """A retry of a write whose first request still runs here (answered 503 timeout, its
+    handler going on) is a 503 at once, not a second write beside the first (issue 45,
+    N9: under a Neo4j restart each client's retries multiplied the work)."""
+    from hmem.api.idempotent import in_flight
+    from hmem.api.problems import WriteInFlight, problem_for
+
+    with in_flight(["ik-1-0"]):
+        with pytest.raises(WriteInFlight) as caught, in_flight(["ik-1-0"]):
+            pass
+        with in_flight(["ik-2-0"]), in_flight(None):  # another key, or none: no wait
+            pass
+    problem, headers = problem_for(caught.value)
+    assert problem.status == 503 and headers["Retry-After"]
+    assert "Idempotency-Key" in (problem.detail or "")
+    with in_flight(["ik-1-0"]):  # the first one finished: the key is free again
+        pass

@@ -4,6 +4,8 @@ No database: the driver below never connects."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,6 +58,49 @@ def test_breaker_opens_after_threshold_failures_in_a_row() -> None:
     guard.success()
     guard.failure()
     assert not guard.is_open  # reaching Neo4j reset the count
+
+
+def test_an_open_breaker_with_a_probe_waits_for_it_and_nobody_else_does() -> None:
+    """N9: once Neo4j was found down, calls fail at once until a probe in a thread of its
+    own reaches it (a restarting server takes connections long before it answers:
+    a call sent then used to wait out the pool's timeouts, 12-50 s)."""
+
+    clock = Clock()
+    answer, asked, probed = threading.Event(), threading.Event(), threading.Event()
+    outcome: list[Exception | None] = [neo.ServiceUnavailable("still starting")]
+
+    def probe() -> None:
+        asked.set()
+        answer.wait(5)
+        answer.clear()
+        probed.set()
+        if outcome[0] is not None:
+            raise outcome[0]
+
+    guard = Breaker(threshold=1, cooldown_s=1.0, clock=clock, probe=probe)
+    guard.failure()
+    clock.now += 1.01  # the cooldown is over: the probe starts, the call does not wait
+    with pytest.raises(StoreUnavailableError, match="tried again"):
+        guard.check()
+    assert asked.wait(5)
+    with pytest.raises(StoreUnavailableError):  # while it runs: still at once
+        guard.check()
+    answer.set()
+    assert probed.wait(5)
+    time.sleep(0.05)
+    assert guard.is_open  # the probe failed: another cooldown
+    clock.now += 1.01
+    outcome[0] = None
+    asked.clear(), probed.clear()
+    with pytest.raises(StoreUnavailableError):
+        guard.check()
+    assert asked.wait(5)
+    answer.set()
+    assert probed.wait(5)
+    deadline = time.monotonic() + 5
+    while guard.is_open and time.monotonic() < deadline:
+        time.sleep(0.01)
+    guard.check()  # the probe reached Neo4j: calls go through again
 
 
 @pytest.fixture

@@ -147,6 +147,25 @@ def test_queue_orders_per_user_and_reclaims_dead_leases(tmp_path: Path) -> None:
     assert (nxt := queue.claim()) is not None and nxt.id == late
 
 
+def test_a_renewed_lease_holds_and_only_its_own_run_renews_it(tmp_path: Path) -> None:
+    """N14: the heartbeat's renewal keeps a live job; a run that lost it cannot."""
+    queue = JobQueue(tmp_path / "q.sqlite3", lease_s=0.2)
+    job_id = _submit(queue, "u1", 1)
+    run = queue.claim()
+    assert run is not None and run.attempts == 1
+    for _ in range(3):
+        time.sleep(0.1)
+        assert queue.renew(job_id, run.attempts)
+        assert queue.claim() is None  # alive: not taken over
+    time.sleep(0.25)  # no renewal: the lease runs out
+    again = queue.claim()
+    assert again is not None and again.attempts == 2
+    assert not queue.renew(job_id, run.attempts)  # the first run's heartbeat is refused
+    assert queue.renew(job_id, again.attempts)
+    queue.complete(job_id, {"added": []})
+    assert not queue.renew(job_id, again.attempts)  # settled
+
+
 def test_queue_is_idempotent_and_erasable(tmp_path: Path) -> None:
     queue = JobQueue(tmp_path / "q.sqlite3")
     a = _submit(queue, "u1", 1)
