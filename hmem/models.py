@@ -379,6 +379,11 @@ class SupersessionLink(_Model):
     inferred: bool = False
     cue: str | None = None
     score: float | None = None
+    undone_at: datetime | None = Field(
+        None,
+        description="when a restore of the old fact undid this link (belief time); the "
+        "edge is kept, so a view as of an earlier time still shows it",
+    )
 
 
 class InferredLink(_Model):

@@ -24,9 +24,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from neo4j import Driver
 
 from hmem import Client, Memory, SupersedeReason
+from hmem.cli import main
+from hmem.faces.adapters._core import Port
 from hmem.faces.mcp_server import build_server
 from tests.integration.test_api_fixtures import LiveServer, Tenant
 
@@ -228,6 +231,231 @@ def test_three_cases_over_http(
         check(client, user, write(client, user))
 
 
+def _cli(*args: str) -> list[str]:
+    out = CliRunner().invoke(main, list(args))
+    assert out.exit_code == 0, out.output
+    return out.output.splitlines()
+
+
+def _row(fact_id: str, window: str, state: str, text: str) -> str:
+    """A line of ``hmem facts`` (hmem/cli/main.py ``_line``)."""
+    return f"{fact_id}  [{window}] {state:<24} {text}"
+
+
+B16, B0410, B0501, B0611 = (
+    "2026-11-16T00:00:00Z",
+    "2026-04-01T00:00:00Z",
+    "2026-05-02T00:00:00Z",
+    "2026-06-11T00:00:00Z",
+)
+
+
+def test_the_three_cases_on_the_cli(memory: Memory) -> None:
+    """``hmem facts``, ``hmem history`` and ``hmem search`` with ``--as-of`` (belief) and
+    ``--as-of-event`` (world), the expected lines written out."""
+    users = [f"cli-{uuid.uuid4().hex[:10]}" for _ in range(3)]
+    try:
+        announced = announced_structured(memory, users[0])
+        bosch, siemens = announced["bosch"], announced["siemens"]
+        u = ["--user", users[0]]
+        bosch_closed = _row(bosch, "2026-01-10→2026-12-01", "closed (contradiction)", BOSCH)
+        bosch_open = _row(bosch, "2026-01-10→", "open", BOSCH)
+        siemens_open = _row(siemens, "2026-12-01→", "open", SIEMENS)
+        assert _cli("facts", *u) == [siemens_open]
+        # believed on 16 Nov: Bosch, ending 1 Dec (still believed); true on 5 Dec: Siemens
+        assert _cli("facts", *u, "--as-of", B16) == [bosch_closed]
+        assert _cli("facts", *u, "--as-of", B16, "--as-of-event", "2026-11-20T00:00:00Z") == [
+            bosch_closed
+        ]
+        assert _cli("facts", *u, "--as-of", B16, "--as-of-event", "2026-12-05T00:00:00Z") == [
+            siemens_open
+        ]
+        assert _cli("facts", *u, "--as-of", "2026-11-10T00:00:00Z", "--as-of-event",
+                    "2026-12-05T00:00:00Z") == [bosch_open]  # fmt: skip
+        assert _cli("history", *u, "--as-of", B16, siemens) == [
+            f"before  {bosch_closed}  (contradiction on 2026-11-15)",
+            f"this    {siemens_open}",
+        ]
+        assert _cli("history", *u, "--as-of", "2026-11-10T00:00:00Z", bosch) == [
+            f"this    {bosch_open}"
+        ]
+        context = "\n".join(_cli("search", *u, "--as-of", B16, "--as-of-event",
+                                 "2026-11-20T00:00:00Z", "Where do I work?"))  # fmt: skip
+        assert "- I work at Bosch as an engineer (2026-01-10 → 2026-12-01" in context, context
+
+        correction = correction_structured(memory, users[1])
+        milan, rome = correction["milan"], correction["rome"]
+        u = ["--user", users[1]]
+        rome_open = _row(rome, "2025-03-01→", "open", ROME)
+        milan_open = _row(milan, "2025-03-01→", "open", MILAN)
+        milan_never = _row(milan, "2025-03-01→2025-03-01", "closed (user_edit)", MILAN)
+        assert _cli("facts", *u) == [rome_open]
+        assert _cli("facts", *u, "--as-of-event", "2025-06-01T00:00:00Z") == [rome_open]
+        assert _cli("facts", *u, "--as-of", B0410) == [milan_open]
+        assert _cli("facts", *u, "--as-of", B0501, "--as-of-event", "2025-06-01T00:00:00Z") == [
+            rome_open
+        ]
+        assert _cli("history", *u, rome) == [
+            f"before  {milan_never}  (user_edit on 2026-05-01)",
+            f"this    {rome_open}",
+        ]
+        assert _cli("history", *u, "--as-of", B0410, milan) == [f"this    {milan_open}"]
+
+        late = late_structured(memory, users[2])
+        london, paris = late["london"], late["paris"]
+        u = ["--user", users[2]]
+        london_open = _row(london, "2019-01-10→", "open", LONDON)
+        london_ended = _row(london, "2019-01-10→2026-03-01", "closed (contradiction)", LONDON)
+        paris_open = _row(paris, "2026-03-01→", "open", PARIS)
+        assert _cli("facts", *u) == [paris_open]
+        # before June nothing was known of Paris, whatever world time is asked about
+        assert _cli("facts", *u, "--as-of", "2026-05-01T00:00:00Z") == [london_open]
+        assert _cli("facts", *u, "--as-of", "2026-05-01T00:00:00Z", "--as-of-event",
+                    "2026-04-01T00:00:00Z") == [london_open]  # fmt: skip
+        assert _cli("facts", *u, "--as-of", B0611, "--as-of-event", "2026-04-01T00:00:00Z") == [
+            paris_open
+        ]
+        assert _cli("facts", *u, "--as-of", B0611, "--as-of-event", "2026-02-01T00:00:00Z") == [
+            london_ended
+        ]
+        assert _cli("history", *u, "--as-of", "2026-05-01T00:00:00Z", london) == [
+            f"this    {london_open}"
+        ]
+        assert _cli("history", *u, paris) == [
+            f"before  {london_ended}  (contradiction on 2026-06-10)",
+            f"this    {paris_open}",
+        ]
+    finally:
+        for user in users:
+            memory.erase_user(user)
+
+
+def _tools(backend: Any, user: str) -> Callable[..., str]:
+    mcp = build_server(backend, user_id=user)
+
+    def call(tool: str, **args: str) -> str:
+        result = asyncio.run(mcp.call_tool(tool, dict(args)))
+        return "\n".join(c.text for c in result.content)  # type: ignore[union-attr]
+
+    return call
+
+
+def test_mcp_recall_and_history_read_the_three_cases(memory: Memory) -> None:
+    """The MCP tools ``recall`` (with and without a query) and ``history``: a fact true
+    only from a later day than the view's world time reads "from", a correction's old
+    fact "never true"."""
+    users = [f"mcp-{uuid.uuid4().hex[:10]}" for _ in range(3)]
+    try:
+        ids = announced_structured(memory, users[0])
+        bosch = f"[{ids['bosch']}] {BOSCH}"
+        siemens = f"[{ids['siemens']}] {SIEMENS}"
+        call = _tools(memory, users[0])
+        assert call("recall") == f"{siemens} (true since 2026-12-01)"
+        assert call("recall", as_of=B16) == f"{bosch} (true since 2026-01-10 until 2026-12-01)"
+        assert call("recall", query="Where do I work?", as_of=B16) == (
+            f"{bosch} (true since 2026-01-10 until 2026-12-01) [contradiction on 2026-11-15 "
+            f"by: {siemens} (from 2026-12-01)]"
+        )
+        assert call("history", fact_id=ids["siemens"]) == (
+            f"before: {bosch} (true since 2026-01-10 until 2026-12-01) — contradiction on "
+            f"2026-11-15\nthis:   {siemens} (true since 2026-12-01)"
+        )
+
+        ids = correction_structured(memory, users[1])
+        milan = f"[{ids['milan']}] {MILAN}"
+        rome = f"[{ids['rome']}] {ROME}"
+        call = _tools(memory, users[1])
+        assert call("recall") == f"{rome} (true since 2025-03-01)"
+        assert call("recall", as_of=B0410) == f"{milan} (true since 2025-03-01)"
+        assert call("recall", query="Where does my sister live?") == (
+            f"{rome} (true since 2025-03-01) [replaced on 2026-05-01: {milan} (never true)]"
+        )
+        assert call("history", fact_id=ids["milan"]) == (
+            f"this:   {milan} (never true)\n"
+            f"after:  {rome} (true since 2025-03-01) — user_edit on 2026-05-01"
+        )
+
+        ids = late_structured(memory, users[2])
+        london = f"[{ids['london']}] {LONDON}"
+        paris = f"[{ids['paris']}] {PARIS}"
+        call = _tools(memory, users[2])
+        assert call("recall", as_of="2026-05-01T00:00:00Z") == f"{london} (true since 2019-01-10)"
+        assert call("recall", as_of=B0611, as_of_event="2026-04-01T00:00:00Z") == (
+            f"{paris} (true since 2026-03-01)"
+        )
+        assert call(
+            "recall", query="Where do I live?", as_of=B0611, as_of_event="2026-02-01T00:00:00Z"
+        ) == (
+            f"{london} (true since 2019-01-10 until 2026-03-01) [contradiction on 2026-06-10 "
+            f"by: {paris} (from 2026-03-01)]"
+        )
+        assert call("history", fact_id=ids["london"]) == (
+            f"this:   {london} (true since 2019-01-10 until 2026-03-01)\n"
+            f"after:  {paris} (true since 2026-03-01) — contradiction on 2026-06-10"
+        )
+    finally:
+        for user in users:
+            memory.erase_user(user)
+
+
+@pytest.mark.parametrize("over", ["memory", "http"])
+def test_the_adapters_tool_bodies_read_the_three_cases(
+    memory: Memory, server: LiveServer, tenant: Tenant, over: str
+) -> None:
+    """Every framework adapter's ``recall`` and ``history`` tools return ``Port``'s texts
+    (hmem/faces/adapters/_core.py): the history lines mark a fact no longer current at
+    the view's world time ``[replaced]``; one replaced from a later day is not."""
+    backend: Any = memory if over == "memory" else Client(server.url, api_key=tenant.key)
+    users = [tenant.user("port") for _ in range(3)]
+    port = Port(backend)
+    try:
+        ids = announced_structured(backend, users[0])
+        bosch = f"[{ids['bosch']}] {BOSCH}"
+        siemens = f"[{ids['siemens']}] {SIEMENS}"
+        history = asyncio.run(port.history(users[0], ids["siemens"]))
+        assert history == (
+            f"before: {bosch} (true since 2026-01-10 until 2026-12-01) [replaced] — "
+            f"contradiction on 2026-11-15\nthis:   {siemens} (true since 2026-12-01)"
+        )
+        # believed on 16 Nov, true on 20 Nov: Bosch, still current (not [replaced])
+        recalled = asyncio.run(port.recall(users[0], as_of=B16, as_of_event="2026-11-20T00:00:00Z"))
+        assert recalled == f"{bosch} (true since 2026-01-10 until 2026-12-01)"
+        recalled = asyncio.run(port.recall(users[0], as_of=B16, as_of_event="2026-12-05T00:00:00Z"))
+        assert recalled == f"{siemens} (true since 2026-12-01)"
+
+        ids = correction_structured(backend, users[1])
+        milan = f"[{ids['milan']}] {MILAN}"
+        rome = f"[{ids['rome']}] {ROME}"
+        assert asyncio.run(port.history(users[1], ids["rome"])) == (
+            f"before: {milan} (never true) [replaced] — user_edit on 2026-05-01\n"
+            f"this:   {rome} (true since 2025-03-01)"
+        )
+        assert asyncio.run(port.recall(users[1], as_of=B0410)) == (
+            f"{milan} (true since 2025-03-01)"
+        )
+
+        ids = late_structured(backend, users[2])
+        london = f"[{ids['london']}] {LONDON}"
+        paris = f"[{ids['paris']}] {PARIS}"
+        assert asyncio.run(port.history(users[2], ids["paris"])) == (
+            f"before: {london} (true since 2019-01-10 until 2026-03-01) [replaced] — "
+            f"contradiction on 2026-06-10\nthis:   {paris} (true since 2026-03-01)"
+        )
+        # as believed on 11 June, true on 1 February: London, ended by then? no: until March
+        recalled = asyncio.run(
+            port.recall(users[2], as_of=B0611, as_of_event="2026-02-01T00:00:00Z")
+        )
+        assert recalled == f"{london} (true since 2019-01-10 until 2026-03-01)"
+        recalled = asyncio.run(port.recall(users[2], as_of="2026-05-01T00:00:00Z"))
+        assert recalled == f"{london} (true since 2019-01-10)"
+    finally:
+        if over == "memory":
+            for user in users:
+                memory.erase_user(user)
+        else:
+            backend.shutdown()
+
+
 def test_mcp_recall_reads_the_announced_change(memory: Memory, user_id: str) -> None:
     ids = announced_structured(memory, user_id)
     mcp = build_server(memory, user_id=user_id)
@@ -310,3 +538,50 @@ def test_facts_stored_before_the_belief_history_are_migrated(
     assert ids(as_of=at(2024, 3, 1)) == ["gone", "moved", "open"]
     assert ids(as_of=at(2024, 7, 1), as_of_event=at(2024, 3, 1)) == ["moved", "open"]
     assert ids() == ["open"]
+
+
+def test_restoring_a_superseded_fact_keeps_every_edge_and_past_belief(
+    memory: Memory, user_id: str
+) -> None:
+    """Issue 48: a restore deletes nothing. Bosch replaced by Siemens (2026-11-15), then
+    the replacement undone (2026-11-20): the SUPERSEDES edge stays, marked undone; as of
+    2026-11-16 the chain and the views are what was believed then; from 2026-11-20 on
+    Bosch is open again and its current history has no successor."""
+    ids = announced_structured(memory, user_id)
+    bosch, siemens = ids["bosch"], ids["siemens"]
+    memory.restore(bosch, user_id=user_id, observed_at=noon(2026, 11, 20))
+    [link] = memory.export(user_id).supersessions
+    assert (link.new_id, link.old_id, link.reason) == (siemens, bosch, "contradiction")
+    assert (link.at, link.undone_at) == (noon(2026, 11, 15), noon(2026, 11, 20))
+    # as believed on 16 Nov: Bosch closed by Siemens, the chain as it was
+    then = memory.history(bosch, user_id=user_id, as_of=at(2026, 11, 16))
+    assert [s.fact.id for s in then.successors] == [siemens]
+    assert then.successors[0].link.undone_at is None  # not known on 16 Nov
+    assert (then.fact.valid_to, then.fact.close_reason) == (
+        at(2026, 12, 1),
+        SupersedeReason.CONTRADICTION,
+    )
+    assert listed(memory, user_id, as_of=at(2026, 11, 16), as_of_event=at(2026, 12, 5)) == [
+        (SIEMENS, None)
+    ]
+    # as believed from 20 Nov on (and now): Bosch open again, no successor; Siemens kept
+    now = memory.history(bosch, user_id=user_id)
+    assert now.successors == [] and now.fact.is_open
+    assert memory.history(siemens, user_id=user_id).predecessors == []
+    later = memory.history(bosch, user_id=user_id, as_of=at(2026, 11, 21))
+    assert later.successors == [] and later.fact.known_to is None
+    assert sorted(listed(memory, user_id, as_of=at(2026, 11, 21), as_of_event=at(2026, 12, 5))) == [
+        (SIEMENS, None),
+        (BOSCH, None),
+    ]
+    found = memory.search("Where do I work?", user_id=user_id, as_of=at(2026, 11, 16))
+    bosch_hit = next(h for h in found.hits if h.fact.id == bosch)
+    assert [s.fact.id for s in bosch_hit.successors] == [siemens]
+    found = memory.search("Where do I work?", user_id=user_id)
+    bosch_hit = next(h for h in found.hits if h.fact.id == bosch)
+    assert bosch_hit.successors == []
+    # closed again later: a new close, the undone edge still kept beside it
+    memory.close(bosch, user_id=user_id, observed_at=noon(2026, 11, 25), at=at(2026, 12, 1))
+    assert [(s.new_id, s.undone_at) for s in memory.export(user_id).supersessions] == [
+        (siemens, noon(2026, 11, 20))
+    ]
