@@ -42,6 +42,7 @@ __all__ = [
     "MAX_BATCH_UNEMBEDDED",
     "MAX_DRAFT_LIST",
     "AddResult",
+    "BeliefEntry",
     "Category",
     "Entity",
     "EntityRef",
@@ -484,6 +485,17 @@ class ProfileRecord(_Model):
     updated_at: datetime
 
 
+class BeliefEntry(_Model):
+    """One change of a fact's belief history (docs/time.md): from belief time ``at`` on,
+    the fact's world window ends at ``valid_to`` (None: no end) and ``why`` says what it
+    is (None: believed, learned or restored; a close's reason: still believed with that
+    end, or withdrawn for a retraction or a user edit)."""
+
+    at: datetime
+    valid_to: datetime | None = None
+    why: SupersedeReason | None = None
+
+
 class UserExport(_Model):
     """Everything stored for one user, as plain JSON-able data."""
 
@@ -495,4 +507,9 @@ class UserExport(_Model):
     supersessions: list[SupersessionLink]
     relations: list[tuple[str, str]]
     profile: ProfileRecord | None = Field(None, description="the running profile, if any")
+    belief_history: dict[str, list[BeliefEntry]] = Field(
+        default_factory=dict,
+        description="each fact's belief history by fact id, oldest first (docs/time.md): "
+        "what was believed of it at every belief time, not only its current state",
+    )
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -18,9 +18,12 @@ structured writes (the dates and the supersession given).
 from __future__ import annotations
 
 import asyncio
+import json
+import tempfile
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,8 +32,10 @@ from neo4j import Driver
 
 from hmem import Client, Memory, SupersedeReason
 from hmem.cli import main
+from hmem.errors import NotFoundError, ValidationError
 from hmem.faces.adapters._core import Port
 from hmem.faces.mcp_server import build_server
+from hmem.models import BeliefEntry
 from tests.integration.test_api_fixtures import LiveServer, Tenant
 
 
@@ -585,3 +590,105 @@ def test_restoring_a_superseded_fact_keeps_every_edge_and_past_belief(
     assert [(s.new_id, s.undone_at) for s in memory.export(user_id).supersessions] == [
         (siemens, noon(2026, 11, 20))
     ]
+
+
+def _views(memory: Memory, user: str) -> list[list[tuple[str, Any, Any, Any]]]:
+    """Every view the three cases ask about: ``facts`` at belief times before, between
+    and after their changes, each at world times of their own."""
+    moments = [None, at(2019, 6, 1), at(2025, 6, 1), at(2026, 2, 1), at(2026, 4, 1),
+               at(2026, 5, 2), at(2026, 6, 11), at(2026, 11, 10), at(2026, 11, 16),
+               at(2026, 11, 21), at(2026, 12, 5)]  # fmt: skip
+    return [
+        sorted(
+            (f.text, f.valid_to, f.known_to, f.close_reason)
+            for f in memory.facts(user_id=user, as_of=b, as_of_event=w)
+        )
+        for b in moments
+        for w in moments
+    ]
+
+
+def _plain(value: Any) -> Any:
+    """A dumped model without what differs between a user and its imported copy."""
+    if isinstance(value, dict):
+        return {
+            k: _plain(v)
+            for k, v in value.items()
+            if k not in ("user_id", "ingested_at", "last_used_at")
+        }
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def test_export_carries_the_belief_history_and_an_import_restores_it(
+    memory: Memory, user_id: str, other_user: str
+) -> None:
+    """Issue 48: an export carries each fact's belief history and every SUPERSEDES edge
+    (an undone one with its undone_at), not only the current state; ``hmem import
+    export`` of it gives a user whose every view, at every belief and world time, reads
+    as the original's, whose history as of a past belief time is the same, and whose
+    restored fact can be closed and restored again."""
+    announced = announced_structured(memory, user_id)
+    correction = correction_structured(memory, user_id)
+    late = late_structured(memory, user_id)
+    memory.restore(announced["bosch"], user_id=user_id, observed_at=noon(2026, 11, 20))
+    exported = memory.export(user_id)
+    bosch = exported.belief_history[announced["bosch"]]
+    assert [(e.at, e.valid_to, e.why) for e in bosch] == [
+        (noon(2026, 1, 10), None, None),
+        (noon(2026, 11, 15), at(2026, 12, 1), SupersedeReason.CONTRADICTION),
+        (noon(2026, 11, 20), None, None),
+    ]
+    milan = exported.belief_history[correction["milan"]]
+    assert [(e.at, e.why) for e in milan] == [
+        (noon(2025, 3, 1), None),
+        (noon(2026, 5, 1), SupersedeReason.USER_EDIT),
+    ]
+    # the JSON of `hmem export`, read back by `hmem import export`
+    runner = CliRunner()
+    out = runner.invoke(main, ["export", "--user", user_id])
+    assert out.exit_code == 0, out.output
+    path = Path(tempfile.mkdtemp()) / "export.json"
+    path.write_text(out.output, encoding="utf-8")
+    out = runner.invoke(main, ["import", "export", "--user", other_user, str(path)])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output.splitlines()[-1]) == {
+        "facts_in_file": 6, "facts": 6, "existing": 0, "links": 3,
+    }  # fmt: skip
+    again = runner.invoke(main, ["import", "export", "--user", other_user, str(path)])
+    assert json.loads(again.output.splitlines()[-1])["facts"] == 0  # a rerun adds nothing
+
+    assert _views(memory, other_user) == _views(memory, user_id)
+    copy = memory.export(other_user)
+    assert copy.belief_history == exported.belief_history
+    assert copy.supersessions == exported.supersessions
+    for fid in [*announced.values(), *correction.values(), *late.values()]:
+        for when in (None, at(2026, 5, 2), at(2026, 11, 16), at(2026, 11, 21)):
+            try:
+                mine = memory.history(fid, user_id=user_id, as_of=when)
+            except NotFoundError:
+                with pytest.raises(NotFoundError):
+                    memory.history(fid, user_id=other_user, as_of=when)
+                continue
+            theirs = memory.history(fid, user_id=other_user, as_of=when)
+            assert _plain(theirs.model_dump(mode="json")) == _plain(mine.model_dump(mode="json"))
+    # the imported restore is a restore: closing Bosch and restoring it again works
+    memory.close(announced["bosch"], user_id=other_user, observed_at=noon(2026, 11, 25))
+    back = memory.restore(announced["bosch"], user_id=other_user, observed_at=noon(2026, 11, 26))
+    assert back.is_open and back.valid_to is None
+
+
+def test_an_export_whose_belief_history_disagrees_is_refused(
+    memory: Memory, user_id: str, other_user: str
+) -> None:
+    """Bad input: a belief history that does not end in the fact's state is a clear
+    error, and nothing of the file is written."""
+    announced_structured(memory, user_id)
+    exported = memory.export(user_id)
+    [first, *_] = exported.facts
+    # a history that starts before the fact was learned
+    exported.belief_history[first.id] = [BeliefEntry(at=at(2020, 1, 1))]
+    with pytest.raises(ValidationError, match="belief history does not match"):
+        memory.import_export(exported, user_id=other_user)
+    assert memory.facts(user_id=other_user, include_closed=True) == []
