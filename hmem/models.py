@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -42,7 +42,6 @@ __all__ = [
     "MAX_BATCH_UNEMBEDDED",
     "MAX_DRAFT_LIST",
     "AddResult",
-    "BeliefEntry",
     "Category",
     "Entity",
     "EntityRef",
@@ -380,11 +379,7 @@ class SupersessionLink(_Model):
     inferred: bool = False
     cue: str | None = None
     score: float | None = None
-    undone_at: datetime | None = Field(
-        None,
-        description="when a restore of the old fact undid this link (belief time); the "
-        "edge is kept, so a view as of an earlier time still shows it",
-    )
+    undone_at: datetime | None = None  # a restore of old_id undid it then (the edge is kept)
 
 
 class InferredLink(_Model):
@@ -485,15 +480,9 @@ class ProfileRecord(_Model):
     updated_at: datetime
 
 
-class BeliefEntry(_Model):
-    """One change of a fact's belief history (docs/time.md): from belief time ``at`` on,
-    the fact's world window ends at ``valid_to`` (None: no end) and ``why`` says what it
-    is (None: believed, learned or restored; a close's reason: still believed with that
-    end, or withdrawn for a retraction or a user edit)."""
-
-    at: datetime
-    valid_to: datetime | None = None
-    why: SupersedeReason | None = None
+# One change of a fact's belief history (docs/time.md): from belief time ``at`` on, its
+# window ends at ``valid_to`` (None: no end); ``why``: None (believed) or the close's reason.
+BeliefEntry: TypeAlias = tuple[datetime, datetime | None, SupersedeReason | None]
 
 
 class UserExport(_Model):
@@ -507,9 +496,5 @@ class UserExport(_Model):
     supersessions: list[SupersessionLink]
     relations: list[tuple[str, str]]
     profile: ProfileRecord | None = Field(None, description="the running profile, if any")
-    belief_history: dict[str, list[BeliefEntry]] = Field(
-        default_factory=dict,
-        description="each fact's belief history by fact id, oldest first (docs/time.md): "
-        "what was believed of it at every belief time, not only its current state",
-    )
+    belief_history: dict[str, list[BeliefEntry]] = Field(default_factory=dict)  # by fact id
     extra: dict[str, Any] = Field(default_factory=dict)

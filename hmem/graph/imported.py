@@ -87,14 +87,13 @@ class ImportedFact:
         """The history agrees with the state: it starts when the fact was learned, runs
         in belief time order, and its last entry is the fact's window and close."""
         entries = list(self.belief)
-        last = entries[-1]
-        closed = None if last.why is None else last.at
+        last_at, last_to, last_why = entries[-1]
+        closed = None if last_why is None else last_at
         if (
-            entries[0].at != self.known_from
-            or entries[0].why is not None
-            or any(b.at < a.at for a, b in pairwise(entries))
-            or (last.valid_to, closed, last.why)
-            != (self.valid_to, self.known_to, self.close_reason)
+            entries[0][0] != self.known_from
+            or entries[0][2] is not None
+            or any(b[0] < a[0] for a, b in pairwise(entries))
+            or (last_to, closed, last_why) != (self.valid_to, self.known_to, self.close_reason)
         ):
             raise ValidationError(
                 f"fact {self.id!r}: its belief history does not match its windows "
@@ -107,11 +106,11 @@ class ImportedFact:
             return {"belief_at": None, "belief_to": None, "belief_why": None,
                     "valid_to_before_close": None}  # fmt: skip
         entries = list(self.belief)
-        before = entries[-2].valid_to if len(entries) > 1 and entries[-1].why else None
+        before = entries[-2][1] if len(entries) > 1 and entries[-1][2] else None
         return {
-            "belief_at": [e.at for e in entries],
-            "belief_to": [e.valid_to or _NO_END for e in entries],
-            "belief_why": ["" if e.why is None else e.why.value for e in entries],
+            "belief_at": [at for at, _, _ in entries],
+            "belief_to": [to or _NO_END for _, to, _ in entries],
+            "belief_why": ["" if why is None else why.value for _, _, why in entries],
             "valid_to_before_close": before,
         }
 

@@ -16,10 +16,10 @@ from hmem.graph._base import StoreBase, new_id
 from hmem.graph._driver import translate_errors
 from hmem.graph._records import check_user_id, native, to_fact
 from hmem.models import (
-    BeliefEntry,
     Entity,
     Episode,
     ProfileRecord,
+    SupersedeReason,
     SupersessionLink,
     UserExport,
 )
@@ -120,7 +120,7 @@ class UserData(StoreBase):
             else ProfileRecord(text=profile[0], updated_at=profile[1]),
             belief_history={
                 r["id"]: [
-                    BeliefEntry(at=at, valid_to=to, why=why or None)
+                    (at, to, SupersedeReason(why) if why else None)
                     for at, to, why in zip(r["at"], r["valid_to"], r["why"], strict=True)
                 ]
                 for r in map(native, self._read("fact_belief_list", user_id=user_id))

@@ -35,7 +35,6 @@ from hmem.cli import main
 from hmem.errors import NotFoundError, ValidationError
 from hmem.faces.adapters._core import Port
 from hmem.faces.mcp_server import build_server
-from hmem.models import BeliefEntry
 from tests.integration.test_api_fixtures import LiveServer, Tenant
 
 
@@ -635,13 +634,13 @@ def test_export_carries_the_belief_history_and_an_import_restores_it(
     memory.restore(announced["bosch"], user_id=user_id, observed_at=noon(2026, 11, 20))
     exported = memory.export(user_id)
     bosch = exported.belief_history[announced["bosch"]]
-    assert [(e.at, e.valid_to, e.why) for e in bosch] == [
+    assert bosch == [
         (noon(2026, 1, 10), None, None),
         (noon(2026, 11, 15), at(2026, 12, 1), SupersedeReason.CONTRADICTION),
         (noon(2026, 11, 20), None, None),
     ]
     milan = exported.belief_history[correction["milan"]]
-    assert [(e.at, e.why) for e in milan] == [
+    assert [(when, why) for when, _, why in milan] == [
         (noon(2025, 3, 1), None),
         (noon(2026, 5, 1), SupersedeReason.USER_EDIT),
     ]
@@ -688,7 +687,7 @@ def test_an_export_whose_belief_history_disagrees_is_refused(
     exported = memory.export(user_id)
     [first, *_] = exported.facts
     # a history that starts before the fact was learned
-    exported.belief_history[first.id] = [BeliefEntry(at=at(2020, 1, 1))]
+    exported.belief_history[first.id] = [(at(2020, 1, 1), None, None)]
     with pytest.raises(ValidationError, match="belief history does not match"):
         memory.import_export(exported, user_id=other_user)
     assert memory.facts(user_id=other_user, include_closed=True) == []
