@@ -5,17 +5,20 @@ export, the audit trail, the running profile.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import pydantic
 
 from hmem.errors import ValidationError
+from hmem.extract.clients import EmbeddingClient
 from hmem.extract.policy import require_allowed
 from hmem.extract.profile import Profile
 from hmem.graph import GraphStore
+from hmem.graph.imported import ImportedFact
 from hmem.ingest import Ingestor
-from hmem.models import Fact, SupersedeReason, UserExport
+from hmem.models import Entity, EntityRef, Fact, SupersedeReason, UserExport
 
 __all__ = ["MemoryAdmin"]
 
@@ -27,9 +30,13 @@ class MemoryAdmin:
     store: GraphStore
     ingest: Ingestor
 
+    embedder: EmbeddingClient | None
+
     if TYPE_CHECKING:
 
         def ensure_schema_once(self) -> None: ...
+
+        def check_embedding_model(self) -> None: ...
 
     def close(
         self,
@@ -76,6 +83,54 @@ class MemoryAdmin:
     def export(self, user_id: str) -> UserExport:
         return self.store.export(user_id)
 
+    def import_export(
+        self, export: UserExport, *, user_id: str, batch_size: int = 2_000
+    ) -> dict[str, int]:
+        """Bring back an ``export`` (of this store or another hmem) as ``user_id``: each
+        fact with both windows, its belief history (so every view as of a past belief
+        time reads as it did), its entities and episodes, every SUPERSEDES edge (an
+        undone one too) and the profile. Idempotent by id: a fact already stored is
+        left as it is; a rerun adds nothing. Vectors are made here when an embedding
+        model is configured (an export carries none). Returns what was new."""
+        self.ensure_schema_once()
+        known = {e.name: e for e in export.entities}
+        facts = [
+            ImportedFact(
+                id=f.id,
+                text=f.text,
+                valid_from=f.valid_from,
+                known_from=f.known_from,
+                valid_to=f.valid_to,
+                known_to=f.known_to,
+                close_reason=f.close_reason,
+                category=f.category,
+                importance=f.importance,
+                source=f.source,
+                speaker=f.speaker,
+                entities=[_entity_ref(name, known.get(name)) for name in f.entities],
+                belief=export.belief_history.get(f.id, ()),
+            )
+            for f in export.facts
+        ]
+        for fact in facts:
+            fact.check()  # every fact before the first write: a bad file writes nothing
+        counts = {"facts": 0, "existing": 0}
+        episodes = list(export.episodes)
+        for start in range(0, len(facts), batch_size):
+            chunk = facts[start : start + batch_size]
+            if self.embedder is not None:
+                self.check_embedding_model()
+                vectors = self.embedder.embed([f.text for f in chunk])
+                chunk = [replace(f, embedding=list(v)) for f, v in zip(chunk, vectors, strict=True)]
+            done = self.store.import_facts(user_id, chunk, episodes=episodes)
+            episodes = []  # the first batch brings them
+            counts["facts"] += done["facts"]
+            counts["existing"] += done["existing"]
+        counts["links"] = self.store.import_links(user_id, export.supersessions)
+        if export.profile is not None and self.store.profile(user_id) is None:
+            self.store.set_profile(user_id, export.profile.text)
+        return counts
+
     def audit(self, *, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
         return self.store.audit(user_id, limit)
 
@@ -93,3 +148,10 @@ class MemoryAdmin:
             raise ValidationError(str(exc.errors()[0]["msg"])) from None
         require_allowed(text)
         self.store.set_profile(user_id, text)
+
+
+def _entity_ref(name: str, entity: Entity | None) -> EntityRef:
+    """A fact's entity by name, with its type and aliases when the export lists it."""
+    if entity is None:
+        return EntityRef(name=name)
+    return EntityRef(name=entity.name, type=entity.type, aliases=list(entity.aliases))

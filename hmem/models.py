@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -379,6 +379,7 @@ class SupersessionLink(_Model):
     inferred: bool = False
     cue: str | None = None
     score: float | None = None
+    undone_at: datetime | None = None  # a restore of old_id undid it then (the edge is kept)
 
 
 class InferredLink(_Model):
@@ -479,6 +480,11 @@ class ProfileRecord(_Model):
     updated_at: datetime
 
 
+# One change of a fact's belief history (docs/time.md): from belief time ``at`` on, its
+# window ends at ``valid_to`` (None: no end); ``why``: None (believed) or the close's reason.
+BeliefEntry: TypeAlias = tuple[datetime, datetime | None, SupersedeReason | None]
+
+
 class UserExport(_Model):
     """Everything stored for one user, as plain JSON-able data."""
 
@@ -490,4 +496,5 @@ class UserExport(_Model):
     supersessions: list[SupersessionLink]
     relations: list[tuple[str, str]]
     profile: ProfileRecord | None = Field(None, description="the running profile, if any")
+    belief_history: dict[str, list[BeliefEntry]] = Field(default_factory=dict)  # by fact id
     extra: dict[str, Any] = Field(default_factory=dict)

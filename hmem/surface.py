@@ -205,6 +205,7 @@ LOCAL_ONLY = frozenset(
         "check_embedding_model",
         "embed_missing",
         "ensure_schema_once",
+        "import_export",  # an export brought back into this store (hmem import export)
         "import_sessions",
         "init_schema",
         "maintain",

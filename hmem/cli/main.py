@@ -98,8 +98,9 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "hmem.cli.write",
         "import_",
         "Bring past memories in: chat sessions from JSONL (`hmem import --user U FILE`), "
-        "known facts (`hmem import facts --user U FILE`) or a Graphiti graph "
-        "(`hmem import graphiti --group-id G --user U`).",
+        "known facts (`hmem import facts --user U FILE`), an `hmem export` (`hmem import "
+        "export --user U FILE`) or a Graphiti graph (`hmem import graphiti --group-id G "
+        "--user U`).",
     ),
     "relations": (
         "hmem.cli.write",

@@ -19,7 +19,7 @@ from hmem.extract.entities import pipeline_name
 from hmem.extract.policy import require_allowed
 from hmem.extract.relations import policy_table
 from hmem.memory import NO_CHAT_MODEL, NO_EMBEDDER, Memory
-from hmem.models import Category, FactDraft, require_aware
+from hmem.models import Category, FactDraft, UserExport, require_aware
 
 __all__ = ["register"]
 
@@ -111,8 +111,9 @@ class _ImportGroup(click.Group):
 @click.group("import", cls=_ImportGroup)
 def import_() -> None:
     """Bring past memories in: chat sessions from JSONL (`hmem import --user U FILE`),
-    known facts (`hmem import facts --user U FILE`) or a Graphiti graph (`hmem import
-    graphiti --group-id G --user U`)."""
+    known facts (`hmem import facts --user U FILE`), an `hmem export` (`hmem import
+    export --user U FILE`) or a Graphiti graph (`hmem import graphiti --group-id G
+    --user U`)."""
 
 
 def _read_sessions(path: Path) -> list[dict[str, Any]]:
@@ -287,6 +288,23 @@ def import_facts(user_id: str, batch: int, path: Path) -> None:
         _note_no_embedder(memory)
         result = memory.import_facts(drafts, user_id=user_id, batch_size=batch)
     click.echo(json.dumps({"facts": len(drafts), **result.counts()}))
+
+
+@import_.command("export")
+@click.option("--user", "user_id", required=True)
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def import_export(user_id: str, path: Path) -> None:
+    """Bring back what `hmem export` wrote (a JSON file) as user U: the facts with both
+    windows and their belief history, entities, episodes, supersessions (undone ones
+    too) and the profile. A rerun adds nothing."""
+    try:
+        data = UserExport.model_validate_json(path.read_text(encoding="utf-8"))
+    except pydantic.ValidationError as exc:
+        raise ValidationError(f"{path}: not an hmem export ({exc.errors()[0]['msg']})") from exc
+    with _memory() as memory:
+        _note_no_embedder(memory)
+        counts = memory.import_export(data, user_id=user_id)
+    click.echo(json.dumps({"facts_in_file": len(data.facts), **counts}))
 
 
 @click.command()

@@ -37,7 +37,10 @@ def day(value: datetime | None) -> str:
 
 def fact_line(fact: Fact, now: datetime | None = None) -> str:
     """``[id] text (true since D until D)``: the id to cite, the world window; a fact
-    true only from a day after ``now`` (default the clock's now) reads ``(from D …)``."""
+    true only from a day after ``now`` (default the clock's now) reads ``(from D …)``,
+    one corrected as never true (an empty window) ``(never true)``."""
+    if fact.valid_to is not None and fact.valid_to <= fact.valid_from:
+        return f"[{fact.id}] {fact.text} (never true)"
     until = f" until {day(fact.valid_to)}" if fact.valid_to else ""
     if fact.valid_from > (now or datetime.now(UTC)):
         return f"[{fact.id}] {fact.text} (from {day(fact.valid_from)}{until})"

@@ -53,21 +53,23 @@ def parse_when(name: str, value: str | None) -> datetime | None:
         raise ToolError(f"{type(exc).__name__}: {exc}") from None
 
 
-def format_hit(hit: Hit) -> str:
+def format_hit(hit: Hit, now: datetime | None = None) -> str:
     """A recalled fact with its history, both ways with both dates: a replaced fact names
     its replacement ("replaced on D by: [id] text (true since …)"), a fact that replaced
-    one names it ("replaced: [id] text (true since … until …)")."""
-    line = format_fact(hit.fact)
+    one names it ("replaced: [id] text (true since … until …)"). ``now``: the view's
+    world time (a fact true only from a later day reads "from D")."""
+    line = format_fact(hit.fact, now)
     if hit.fact.known_to is not None:
         if hit.successors:
             step = max(hit.successors, key=lambda s: s.link.at)
-            line += f" [{step.link.reason} on {day(step.link.at)} by: {format_fact(step.fact)}]"
+            by = format_fact(step.fact, now)
+            line += f" [{step.link.reason} on {day(step.link.at)} by: {by}]"
         else:
             reason = hit.fact.close_reason or SupersedeReason.RETRACTION
             line += f" [{reason} on {day(hit.fact.known_to)}]"
     elif hit.predecessors:
         step = max(hit.predecessors, key=lambda s: s.link.at)
-        line += f" [replaced on {day(step.link.at)}: {format_fact(step.fact)}]"
+        line += f" [replaced on {day(step.link.at)}: {format_fact(step.fact, now)}]"
     return line
 
 
@@ -145,13 +147,15 @@ def build_server(
             "as_of": parse_when("as_of", as_of),
             "as_of_event": parse_when("as_of_event", as_of_event),
         }
+        # the view's world time: what "from <date>" is read against (docs/time.md)
+        view = when["as_of_event"] or when["as_of"]
         try:
             if not query.strip():
                 facts = backend.facts(user_id=user_id, limit=recall_limit, **when)
-                lines = [format_fact(f) for f in facts]
+                lines = [format_fact(f, view) for f in facts]
             else:
                 found = backend.search(query, user_id=user_id, **when)
-                lines = [format_hit(h) for h in found.hits]
+                lines = [format_hit(h, view) for h in found.hits]
         except HmemError as exc:
             raise guard(exc) from exc
         return "\n".join(lines) if lines else "Nothing is remembered about that yet."

@@ -98,8 +98,10 @@ class FactEdits(FactReads):
     def restore(self, user_id: str, fact_id: str, *, observed_at: datetime | None = None) -> Fact:
         """Undo a supersession or retraction: the fact is open again from belief time
         ``observed_at`` (default now) on; a view as of an earlier belief time still shows
-        it closed (docs/time.md). The successor, if any, stays as it is; the audit trail
-        keeps the edges that were undone."""
+        it closed (docs/time.md). The successor, if any, stays as it is. Nothing is
+        deleted: the edges that closed it are kept, marked undone from ``observed_at``
+        (``SupersessionLink.undone_at``), so ``history(as_of=)`` before the restore still
+        shows them; the audit trail names them too."""
         user_id = check_user_id(user_id)
         observed = self._now(observed_at, "observed_at")
 

@@ -13,20 +13,23 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from itertools import pairwise
 from typing import Any
 
 from neo4j import ManagedTransaction
 
 from hmem._text import fact_hash, lexical_length, lexical_user_key
-from hmem.errors import DimensionMismatchError, TemporalOrderError
+from hmem.errors import DimensionMismatchError, TemporalOrderError, ValidationError
 from hmem.graph._base import ERASED_REF, StoreBase, new_id
 from hmem.graph._records import check_user_id, native, packed
 from hmem.models import (
+    BeliefEntry,
     Category,
     EntityRef,
     Episode,
     SupersedeReason,
+    SupersessionLink,
     check_window,
     fold_speaker,
 )
@@ -34,6 +37,7 @@ from hmem.models import (
 __all__ = ["ImportData", "ImportedClosure", "ImportedFact"]
 
 _STATE_CHUNK = 5_000  # ids per read of what is stored
+_NO_END = datetime(9999, 12, 31, tzinfo=UTC)  # a belief history's "no end" (_in_view.cypher)
 SYNC_OP = "import_sync"
 
 
@@ -67,12 +71,48 @@ class ImportedFact:
     episode_ids: Sequence[str] = ()
     embedding: Sequence[float] | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    # hmem's own export: the fact's belief history (docs/time.md), oldest first; empty:
+    # built from the state above (open: one entry; closed: the entry and the close)
+    belief: Sequence[BeliefEntry] = ()
 
     def check(self) -> None:
         check_window(self.valid_from, self.valid_to, f"fact {self.id!r}: valid")
         check_window(self.known_from, self.known_to, f"fact {self.id!r}: known")
         if self.known_to is None and self.close_reason is not None:
             raise TemporalOrderError(f"fact {self.id!r} has a close reason but is open")
+        if self.belief:
+            self._check_belief()
+
+    def _check_belief(self) -> None:
+        """The history agrees with the state: it starts when the fact was learned, runs
+        in belief time order, and its last entry is the fact's window and close."""
+        entries = list(self.belief)
+        last_at, last_to, last_why = entries[-1]
+        closed = None if last_why is None else last_at
+        if (
+            entries[0][0] != self.known_from
+            or entries[0][2] is not None
+            or any(b[0] < a[0] for a, b in pairwise(entries))
+            or (last_to, closed, last_why) != (self.valid_to, self.known_to, self.close_reason)
+        ):
+            raise ValidationError(
+                f"fact {self.id!r}: its belief history does not match its windows "
+                "(the first entry at known_from, in time order, the last one its state)"
+            )
+
+    def belief_row(self) -> dict[str, Any]:
+        """The ``import_fact_create`` fields of the belief history (None: none given)."""
+        if not self.belief:
+            return {"belief_at": None, "belief_to": None, "belief_why": None,
+                    "valid_to_before_close": None}  # fmt: skip
+        entries = list(self.belief)
+        before = entries[-2][1] if len(entries) > 1 and entries[-1][2] else None
+        return {
+            "belief_at": [at for at, _, _ in entries],
+            "belief_to": [to or _NO_END for _, to, _ in entries],
+            "belief_why": ["" if why is None else why.value for _, _, why in entries],
+            "valid_to_before_close": before,
+        }
 
 
 class ImportData(StoreBase):
@@ -235,6 +275,7 @@ class ImportData(StoreBase):
                         "ingested_at": ingested,
                         "source": f.source,
                         "speaker": fold_speaker(f.speaker),
+                        **f.belief_row(),
                     }
                     for f in fresh
                 ],
@@ -278,6 +319,33 @@ class ImportData(StoreBase):
         if result["facts"]:
             self._after_write(user_id, checked["vector_index"], checked["facts"] + result["facts"])
         return result
+
+    def import_links(self, user_id: str, links: Sequence[SupersessionLink]) -> int:
+        """hmem's own SUPERSEDES edges (an export's ``supersessions``) as they were, an
+        undone one with its ``undone_at``; both facts already imported. Returns how
+        many edges were new."""
+        user_id = check_user_id(user_id)
+        rows = [
+            {
+                "new_id": link.new_id,
+                "old_id": link.old_id,
+                "reason": link.reason.value,
+                "at": link.at,
+                "relation": link.relation,
+                "inferred": link.inferred,
+                "cue": link.cue,
+                "score": link.score,
+                "undone_at": link.undone_at,
+            }
+            for link in links
+        ]
+
+        def work(tx: ManagedTransaction) -> int:
+            [row] = self._run(tx, "import_links", user_id=user_id, links=rows)
+            return int(row["created"])
+
+        created: int = self._write(user_id, work) if rows else 0
+        return created
 
     def import_supersessions(
         self,

@@ -15,7 +15,14 @@ from hmem.graph import catalog
 from hmem.graph._base import StoreBase, new_id
 from hmem.graph._driver import translate_errors
 from hmem.graph._records import check_user_id, native, to_fact
-from hmem.models import Entity, Episode, ProfileRecord, SupersessionLink, UserExport
+from hmem.models import (
+    Entity,
+    Episode,
+    ProfileRecord,
+    SupersedeReason,
+    SupersessionLink,
+    UserExport,
+)
 
 __all__ = ["UserData"]
 
@@ -75,7 +82,9 @@ class UserData(StoreBase):
         return {k: int(v) for k, v in row.items()}
 
     def export(self, user_id: str) -> UserExport:
-        """Everything stored for this user as plain data (no vectors)."""
+        """Everything stored for this user as plain data (no vectors), each fact with its
+        belief history (``belief_history``) and every SUPERSEDES edge, an undone one too:
+        ``Memory.import_export`` brings it back as it was."""
         user_id = check_user_id(user_id)
         profile = self.profile(user_id)
         facts = [
@@ -109,6 +118,13 @@ class UserData(StoreBase):
             profile=None
             if profile is None
             else ProfileRecord(text=profile[0], updated_at=profile[1]),
+            belief_history={
+                r["id"]: [
+                    (at, to, SupersedeReason(why) if why else None)
+                    for at, to, why in zip(r["at"], r["valid_to"], r["why"], strict=True)
+                ]
+                for r in map(native, self._read("fact_belief_list", user_id=user_id))
+            },
         )
 
     def erase_fact(

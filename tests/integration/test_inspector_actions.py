@@ -230,3 +230,98 @@ def test_the_inspector_changes_only_what_is_confirmed(demo: Demo, tmp_path: Path
             browser.close()
     assert violations == [], violations
     assert refused == [], refused
+
+
+def test_the_inspector_reads_the_three_cases_of_the_clocks(demo: Demo) -> None:
+    """Issue 48 through the inspector in Chromium: the announced change, the correction
+    and the late news (docs/time.md, tests/integration/test_golden_clocks.py) written
+    through the API, then shown as of belief and world times from the address: which
+    facts are in each view, their windows as believed then, and the chain of what
+    replaced what (a link learned later left out)."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (hmem[dev]) absent")
+    if not CHROMIUM.exists():
+        pytest.skip(f"no {CHROMIUM}: scripts/bootstrap --test installs Debian's chromium as root")
+    _api(demo, "DELETE", "")
+    noon = "T12:00:00Z"
+    bosch = _write(demo, "I work at Bosch as an engineer.", observed_at="2026-01-10" + noon,
+                   valid_from="2026-01-10" + noon)  # fmt: skip
+    answer = _api(demo, "POST", "/facts", json={
+        "text": "I got a new job at Siemens starting next month.",
+        "observed_at": "2026-11-15" + noon, "valid_from": "2026-12-01T00:00:00Z",
+        "supersedes": [bosch],
+    })  # fmt: skip
+    assert answer.status_code == 201, answer.text
+    siemens = str(answer.json()["added"][0])
+    milan = _write(demo, "My sister lives in Milan.", observed_at="2025-03-01" + noon,
+                   valid_from="2025-03-01" + noon)  # fmt: skip
+    answer = _api(demo, "POST", "/facts", json={
+        "text": "Actually my sister lives in Rome, not Milan.",
+        "observed_at": "2026-05-01" + noon, "supersedes": [milan], "reason": "user_edit",
+    })  # fmt: skip
+    assert answer.status_code == 201, answer.text
+    rome = str(answer.json()["added"][0])
+    london = _write(demo, "I live in London.", observed_at="2019-01-10" + noon,
+                    valid_from="2019-01-10" + noon)  # fmt: skip
+    answer = _api(demo, "POST", "/facts", json={
+        "text": "I moved to Paris in March.", "observed_at": "2026-06-10" + noon,
+        "valid_from": "2026-03-01T00:00:00Z", "supersedes": [london],
+    })  # fmt: skip
+    assert answer.status_code == 201, answer.text
+    paris = str(answer.json()["added"][0])
+
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+
+            def view(belief: str, world: str, shown: list[str]) -> None:
+                """The address says the view; wait until exactly ``shown`` is drawn."""
+                page.evaluate(f"location.hash = '#user={USER}&as_of={belief}&as_of_event={world}'")
+                page.wait_for_function(
+                    "(ids) => JSON.stringify([...document.querySelectorAll("
+                    "'#timeline .row[data-fact]')].map((r) => r.dataset.fact).sort())"
+                    " === JSON.stringify(ids)"
+                    " && !document.getElementById('status').textContent.startsWith('loading')",
+                    arg=sorted(shown),
+                    timeout=120_000,
+                )
+
+            def row(fact_id: str) -> str:
+                text: str = page.inner_text(f'#timeline .row[data-fact="{fact_id}"]')
+                return text
+
+            page.goto(f"{demo.url}/inspector/#user={USER}")
+            page.fill("#key", demo.key)
+            page.click("#who button[type=submit]")
+            page.wait_for_selector(f'#timeline .row[data-fact="{paris}"]', timeout=120_000)
+            # every fact, stored: Milan was never true
+            assert "never true" in row(milan) and "closed: user_edit" in row(milan)
+
+            # believed on 16 Nov, true on 20 Nov: Bosch, until 1 Dec, still believed
+            view("2026-11-16T00:00", "2026-11-20T00:00", [bosch, rome, paris])
+            assert "true 2026-01-10 → 2026-12-01 · believed 2026-01-10 → now" in row(bosch)
+            chains = page.inner_text("#chains")
+            assert (
+                "I work at Bosch as an engineer.— contradiction, 2026-11-15 →"
+                "I got a new job at Siemens starting next month." in chains.replace("\n", "")
+            ), chains
+            # believed on 16 Nov, true on 5 Dec: Siemens
+            view("2026-11-16T00:00", "2026-12-05T00:00", [siemens, rome, paris])
+            assert "true 2026-12-01 → now" in row(siemens)
+            # believed on 10 Nov (before the announcement): Bosch with no end, no chain yet
+            view("2026-11-10T00:00", "2026-12-05T00:00", [bosch, rome, paris])
+            assert "true 2026-01-10 → now" in row(bosch)
+            assert "Siemens" not in page.inner_text("#chains")
+            # believed on 1 April: Milan, and London (Paris was not known yet)
+            view("2026-04-01T00:00", "2026-04-01T00:00", [bosch, milan, london])
+            assert "true 2025-03-01 → now" in row(milan)
+            # believed on 11 June: Rome since Milan's start; true on 1 Feb: London, to March
+            view("2026-06-11T00:00", "2025-06-01T00:00", [rome, london])
+            assert "true 2025-03-01 → now" in row(rome)
+            view("2026-06-11T00:00", "2026-02-01T00:00", [bosch, rome, london])
+            assert "true 2019-01-10 → 2026-03-01" in row(london)
+            view("2026-06-11T00:00", "2026-04-01T00:00", [bosch, rome, paris])
+            assert "true 2026-03-01 → now" in row(paris)
+        finally:
+            browser.close()
+    _api(demo, "DELETE", "")

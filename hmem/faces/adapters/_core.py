@@ -58,13 +58,15 @@ def check_user(user_id: object) -> str:
     return check_user_name(user_id)
 
 
-def format_fact(fact: Fact) -> str:
+def format_fact(fact: Fact, now: datetime | None = None) -> str:
     """One line a model can read and cite: id, text, world window (as the MCP server);
-    ``[replaced]`` once it is no longer current (a fact replaced from a later day is
+    ``[replaced]`` once it is no longer current at ``now``, the view's world time
+    (default now): ended by then, or withdrawn (a fact replaced from a later day is
     still current until then: docs/time.md)."""
-    current = fact.known_to is None or fact.current_at(datetime.now(UTC))
-    replaced = "" if current else " [replaced]"
-    return fact_line(fact) + replaced
+    moment = now or datetime.now(UTC)
+    ended = fact.valid_to is not None and fact.valid_to <= moment
+    replaced = " [replaced]" if ended or fact.withdrawn_at is not None else ""
+    return fact_line(fact, moment) + replaced
 
 
 def memory_block(result: SearchResult) -> str:
@@ -119,12 +121,13 @@ class Port:
             "as_of": parse_when("as_of", as_of),
             "as_of_event": parse_when("as_of_event", as_of_event),
         }
+        view = when["as_of_event"] or when["as_of"]  # the view's world time
         if not query.strip():
             facts: list[Fact] = await self.acall("facts", user_id=user_id, limit=limit, **when)
-            lines = [format_fact(f) for f in facts]
+            lines = [format_fact(f, view) for f in facts]
         else:
             found: SearchResult = await self.acall("search", query, user_id=user_id, **when)
-            lines = [format_fact(h.fact) for h in found.hits]
+            lines = [format_fact(h.fact, view) for h in found.hits]
         return "\n".join(lines) if lines else NOTHING
 
     async def context(self, user_id: str, query: str, *, k: int = 10) -> str:

@@ -133,11 +133,11 @@ CALL (cand, best_lexical, best_entity) {
   WITH f,
        [(f)-[:MENTIONS]->(e:Entity {user_id: $user_id}) | e.name] AS entities,
        [(f)-[r:SUPERSEDES]->(p:Fact {user_id: $user_id})
-        WHERE $as_of IS NULL OR (r.at <= $as_of AND p.known_from <= $as_of) | {
+        WHERE CASE WHEN $as_of IS NULL THEN r.undone_at IS NULL ELSE r.at <= $as_of AND p.known_from <= $as_of AND (r.undone_at IS NULL OR r.undone_at > $as_of) END | {
          fact: head([v IN [CASE WHEN $as_of IS NULL THEN null ELSE last([i IN range(0, size(p.belief_at) - 1) WHERE p.belief_at[i] <= $as_of]) END] | [p.id, p.user_id, p.text, p.category, p.importance, p.hash, p.corroborations, p.source, p.speaker, CASE WHEN v IS NULL THEN p.close_reason WHEN p.belief_why[v] = '' THEN null ELSE p.belief_why[v] END, toString(p.valid_from), toString(CASE WHEN v IS NULL THEN p.valid_to WHEN p.belief_to[v] = datetime('9999-12-31T00:00:00Z') THEN null ELSE p.belief_to[v] END), toString(p.known_from), toString(CASE WHEN v IS NULL THEN p.known_to WHEN p.belief_why[v] = '' THEN null ELSE p.belief_at[v] END), toString(p.ingested_at), toString(p.last_used_at)]]),
          new_id: f.id, old_id: p.id, reason: r.reason, at: toString(r.at), relation: r.relation}] AS older,
        [(s:Fact {user_id: $user_id})-[r:SUPERSEDES]->(f)
-        WHERE $as_of IS NULL OR (r.at <= $as_of AND s.known_from <= $as_of) | {
+        WHERE CASE WHEN $as_of IS NULL THEN r.undone_at IS NULL ELSE r.at <= $as_of AND s.known_from <= $as_of AND (r.undone_at IS NULL OR r.undone_at > $as_of) END | {
          fact: head([v IN [CASE WHEN $as_of IS NULL THEN null ELSE last([i IN range(0, size(s.belief_at) - 1) WHERE s.belief_at[i] <= $as_of]) END] | [s.id, s.user_id, s.text, s.category, s.importance, s.hash, s.corroborations, s.source, s.speaker, CASE WHEN v IS NULL THEN s.close_reason WHEN s.belief_why[v] = '' THEN null ELSE s.belief_why[v] END, toString(s.valid_from), toString(CASE WHEN v IS NULL THEN s.valid_to WHEN s.belief_to[v] = datetime('9999-12-31T00:00:00Z') THEN null ELSE s.belief_to[v] END), toString(s.known_from), toString(CASE WHEN v IS NULL THEN s.known_to WHEN s.belief_why[v] = '' THEN null ELSE s.belief_at[v] END), toString(s.ingested_at), toString(s.last_used_at)]]),
          new_id: s.id, old_id: f.id, reason: r.reason, at: toString(r.at), relation: r.relation}] AS newer,
        [(f)-[r:RELATES]-(o:Fact {user_id: $user_id}) | {id: o.id, relation: r.relation}] AS related
