@@ -159,6 +159,22 @@ _NUMBERS = {
     "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
     "twelve": 12, "a couple of": 2,
 }  # fmt: skip
+# An ending said not to happen: "won't quit", "don't ever quit", "never left", "didn't sell".
+_NEGATED = re.compile(
+    r"\b(?:not|never|won't|wont|don't|dont|doesn't|didn't|can't|cannot|couldn't|wouldn't|"
+    r"shouldn't|mustn't)\s+(?:ever\s+|even\s+|really\s+|just\s+)?$",
+    re.IGNORECASE,
+)
+#: Endings of the subject itself ("Rex passed away"), not of something it had ("John lost
+#: his job"): only these end a stored fact whose value the subject is.
+_SELF_END = re.compile(r"^(?:pass(?:ed)? away|died|dies|put down)$", re.IGNORECASE)
+
+
+def _names(value: str, text: str) -> bool:
+    """``value`` occurs in ``text`` as whole words ("it" is not in "quit")."""
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE) is not None
+
+
 # "Mia and I broke up": the user's.
 _AND_I = re.compile(r"^(?:\w+[,:]?\s+)?[A-Z][\w'-]*\s+and\s+I\b")
 
@@ -322,6 +338,8 @@ def _read(originals: list[str]) -> list[Claim]:
             subject = speaker.group("who").lower() + subject[len("user") :]
         corrects = _CORRECT.search(text)
         ends = _END.search(text)
+        if ends is not None and _NEGATED.search(text[: ends.start()]):
+            ends = None  # "we won't quit", "don't ever quit on what you love": nothing ended
         if ends is not None and doc is not None and " " not in ends.group(0).strip():
             # "left" or "sold" must be the verb ("my left knee", "the sold-out show" end
             # nothing)
@@ -426,14 +444,22 @@ def _ending(new: Claim, old: Claim) -> Decision | None:
         return None
     if owner(new) != owner(old):
         # "Biscuit passed away" ends "I have a dog named Biscuit": the subject is the value
+        # (a value a known frame read, a pet's or a person's name, and an ending of the
+        # subject itself: "John lost his job" ends no "friend named John")
         by_name = new.subject is not None and new.subject.split()[-1] == old.value
-        if old.value and by_name and old.value in new.ended.lower():
+        if (
+            old.value
+            and by_name
+            and old.known
+            and _SELF_END.match(new.ends.strip())
+            and _names(old.value, new.ended)
+        ):
             return Decision("supersede", SupersedeReason.ENDED, new.ends)
         return None
     if new.known and old.slot is not None and new.slot is not None and new.slot != old.slot:
         return None  # "Mia no longer lives in Rome" ends her home, not her office in Rome
     if new.slot is not None and new.slot == old.slot and new.subject == old.subject:
-        if new.value == old.value or (old.value and old.value in new.text.lower()):
+        if new.value == old.value or (old.value and _names(old.value, new.text)):
             return Decision("supersede", SupersedeReason.ENDED, new.ends)
         return None  # a new value of the slot: a change, decided by the caller
     if (
@@ -442,7 +468,7 @@ def _ending(new: Claim, old: Claim) -> Decision | None:
         and any(_ENDED_SLOT.get(w) == old.slot for w in new.words)
     ):
         return Decision("supersede", SupersedeReason.ENDED, new.ends)
-    if new.subject == old.subject and old.value and old.value in new.ended.lower():
+    if new.subject == old.subject and old.value and _names(old.value, new.ended):
         return Decision("supersede", SupersedeReason.ENDED, new.ends)  # "broke up with Alex"
     # what the ending's own clause names, not a word of the rest ("lost his job but
     # started a dance studio" ends no studio)
@@ -483,6 +509,8 @@ def decide(new: Claim, old: Claim) -> Decision | None:
         ended = _ending(new, old)
         if ended is not None or new.slot is None or new.slot != old.slot:
             return ended
+        if new.value and _names(new.value, new.ended):
+            return None  # "I lost my job at Acme": Acme ended, it is no new value
     if new.subject is None or new.subject != old.subject or owner(new) is None:
         return None  # "Tom's sister moved to Madrid" changes nothing of the user's
     if new.slot is None or new.slot != old.slot:
