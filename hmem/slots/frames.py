@@ -27,7 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Reading", "change_cue", "read_slot", "rivals", "same_slot", "states_newer_value"]
+__all__ = [
+    "FRAME_MASK",
+    "Reading",
+    "change_cue",
+    "masked_frame",
+    "read_slot",
+    "rivals",
+    "same_slot",
+    "states_newer_value",
+]
 
 _DATA: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "slots.json").read_text(encoding="utf-8")
@@ -305,7 +314,8 @@ def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, st
         return whose, _NOUN_SLOT.get(noun, noun), _norm(m.group("v"))
     m = re.match(
         r"^(?:I|We|I've|We've|[A-Z][\w'-]*)\s+(?:(?:also|now|just|still|really|often|"
-        r"usually|currently|have|has|can|always)\s+)*(?P<verb>[a-z]+)\s+"
+        r"usually|currently|have|has|can|always|mostly|mainly|only|normally|generally|"
+        r"typically|actually|finally|recently|sometimes)\s+)*(?P<verb>[a-z]+)\s+"
         r"(?:(?P<prep>in|at|for|to|with|on|about|of)\s+)?(?P<v>[^,;.!?]+)",
         text,
     )
@@ -468,3 +478,20 @@ def states_newer_value(old: str, rival: str) -> bool | None:
     if before.slot is None:
         return None
     return rivals(read_slot(rival), before)
+
+
+#: What stands for the value in a masked frame ("I moved to something last month").
+FRAME_MASK = "something"
+
+
+def masked_frame(text: str, value: str | None) -> str | None:
+    """The statement with its value masked: what is said about the value, not the value
+    ("Now I mostly have green tea in the mornings" -> "Now I mostly have something in
+    the mornings"). None when there is no value or the words do not hold it as such."""
+    if not value:
+        return None
+    text = " ".join(text.split())
+    m = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE)
+    if m is None:
+        return None
+    return text[: m.start()] + FRAME_MASK + text[m.end() :]
