@@ -363,12 +363,21 @@ def model_calls(
         }
 
 
-def rule_pairs(path: Path, setting: str, conversations: int = 5) -> dict[str, Any]:
+def rule_pairs(
+    path: Path,
+    setting: str,
+    conversations: int = 5,
+    frames: Any | None = None,
+    frame_cosine: float = 0.0,
+) -> dict[str, Any]:
     """With no store: every LoCoMo text against every earlier one of its conversation,
     by the rules a write applies to its neighbours (``changes.decide``, then the number
     rule; long texts the number rule only). An upper bound of what inference can close,
-    since a write reads only its neighbours; the first 50 listed with their cue."""
+    since a write reads only its neighbours; the first 50 listed with their cue. With
+    ``frames`` (an embedding function), the masked frames decide too where the words
+    name two slots (``hmem.infer.frames``, at ``frame_cosine``), as a write does."""
     from hmem.infer.changes import decide, owner, read_claims
+    from hmem.infer.frames import decide_by_frame, frame_candidate
     from hmem.infer.quantities import changed_value, read_quantities
     from hmem.infer.write import MAX_STATEMENT_WORDS, _same_owner
 
@@ -379,12 +388,22 @@ def rule_pairs(path: Path, setting: str, conversations: int = 5) -> dict[str, An
         items = sorted(locomo_bench.build_items(conv, setting), key=lambda i: dates[i.session])
         texts = [i.text for i in items]
         claims = read_claims(texts)
+        unit: dict[str, Any] = {}
+        if frames is not None and frame_cosine > 0:
+            framed = sorted({c.frame for c in claims if c.frame})
+            vectors = np.asarray(frames(framed), dtype=np.float64) if framed else np.zeros((0, 1))
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            unit = dict(zip(framed, vectors, strict=True))
         for k, (text, new) in enumerate(zip(texts, claims, strict=True)):
             writes += 1
             numbers_only = len(text.split()) > MAX_STATEMENT_WORDS or text.rstrip().endswith("?")
             quantities = read_quantities(text)
             for old_text, old in zip(texts[:k], claims[:k], strict=True):
                 decision = None if numbers_only else decide(new, old)
+                if decision is None and unit and not numbers_only and frame_candidate(new, old):
+                    cosine = float(unit[new.frame or ""] @ unit[old.frame or ""])
+                    if cosine >= frame_cosine:
+                        decision = decide_by_frame(new, old, cosine)
                 cue = reason = None
                 if decision is not None and decision.op == "supersede" and decision.reason:
                     cue, reason = decision.cue, decision.reason.value
@@ -440,7 +459,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.pairs:
         locomo = args.data / "locomo" / "locomo_dev.jsonl"
-        pairs = [rule_pairs(locomo, setting) for setting in ("facts", "full")]
+        cosine = Config().infer_frame_cosine
+        frames = LocalEmbeddings(model_dir=args.model_dir, expected_dim=384).embed
+        pairs = [rule_pairs(locomo, s, 5, frames, cosine) for s in ("facts", "full")]
         print(json.dumps(pairs, indent=2))
         return 0
     config = Config()
