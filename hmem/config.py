@@ -327,6 +327,16 @@ class Config(BaseSettings):
         "each session): a write whose words would close more closes none of them and "
         "returns them as proposals (WriteResult.proposed) for the caller to confirm",
     )
+    infer_frame_cosine: float = Field(
+        0.80,
+        ge=0,
+        le=1.0,
+        description="Two statements of one subject whose words name different slots are "
+        "one slot when their masked frames ('I drink something every morning') embed at "
+        "least this close (remember's infer, no model); 0 turns it off. Calibrated for "
+        "all-MiniLM-L6-v2 on hmem_bench/updates_dev.jsonl (docs/plain-text.md): "
+        "recalibrate for another embedder",
+    )
     dedup_cosine: float = Field(
         0.95, gt=0, le=1.0, description="Cosine at which a new fact is a near-duplicate"
     )

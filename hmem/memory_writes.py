@@ -174,6 +174,8 @@ class MemoryWrites:
                 k=self.config.neighbours_k,
                 dates=found.valid_from is None and found.valid_to is None,
                 chat=self._chat_client() if self.extraction_configured else None,
+                frames=self.embedder.embed if self.embedder is not None else None,
+                frame_cosine=self.config.infer_frame_cosine,
             )
             span.set(
                 hmem__chat_calls=plan.chat_calls,

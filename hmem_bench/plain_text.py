@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import re
 import sys
 import time
@@ -239,22 +240,78 @@ def locomo_text(
     return out
 
 
+def _preload(
+    memory: Memory,
+    users: Sequence[str],
+    path: Path,
+    embedder: CachedEmbedder,
+    facts: int,
+    timed: set[str],
+) -> int:
+    """Give each of ``users`` the same ``facts`` stored facts before the timed writes:
+    LoCoMo dev's texts (observations and turns of all its conversations, the 4th and
+    5th first, so conv-26's own texts come last), written with ``remember_many`` in
+    batches, no inference, vectors from the bench cache. Returns how many each holds."""
+    from hmem.models import EntityRef, FactDraft
+
+    items = [
+        item
+        for conv in reversed(load_locomo(path))
+        for item in locomo_bench.build_items(conv, "full")
+        if item.text not in timed  # a timed write must not repeat a stored text
+    ][:facts]
+    vectors = embedder.matrix([i.text for i in items])
+    drafts = [
+        FactDraft(
+            text=item.text,
+            embedding=[float(x) for x in vector],
+            entities=[EntityRef(name=name) for name in item.entities],
+            source="bench-preload",
+        )
+        for item, vector in zip(items, vectors, strict=True)
+    ]
+    written = 0
+    for user in users:
+        written = 0
+        for start in range(0, len(drafts), 200):
+            batch = drafts[start : start + 200]
+            try:
+                memory.remember_many(batch, user_id=user)
+                written += len(batch)
+            except PolicyRefusal:
+                for draft in batch:  # one refused text: the others still go in
+                    try:
+                        memory.remember_many([draft], user_id=user)
+                        written += 1
+                    except PolicyRefusal:
+                        continue
+    return written
+
+
 def infer_cost(
-    memory: Memory, embedder: CachedEmbedder, path: Path, writes: int = 120
+    memory: Memory,
+    embedder: CachedEmbedder,
+    path: Path,
+    writes: int = 120,
+    preload: int = 0,
 ) -> dict[str, Any]:
     """What inference adds to a write: LoCoMo conv-26's observations, each written
     twice in turn (inference off for one user, on for another), so both writes of a
-    text run under the same load of this shared machine; the difference per text."""
+    text run under the same load of this shared machine; the difference per text.
+    ``preload``: both users first hold that many facts (``_preload``), so the
+    neighbours a write reads are those of a big user."""
     [conv] = load_locomo(path)[:1]
     corpus = locomo_bench.build_corpus(conv, "facts", embedder)
     dates = {s.session_id: s.date for s in conv.sessions}
     rows = [
-        (item.id, item.text, dates[item.session], vector)
+        (item.id + "-cost", item.text, dates[item.session], vector)
         for item, vector in zip(corpus.items[:writes], corpus.vectors, strict=False)
     ]
     users = ("bench-text-cost-off", "bench-text-cost-on")
     for user in users:
         memory.erase_user(user)
+    timed = {text for _, text, _, _ in rows}
+    held = _preload(memory, users, path, embedder, preload, timed) if preload else 0
     off: list[float | None] = []
     on: list[float | None] = []
     for row in rows:
@@ -264,6 +321,8 @@ def infer_cost(
         memory.erase_user(user)
     return {
         "writes": len(rows),
+        "stored_facts_before": held,
+        "load_average": [round(x, 1) for x in os.getloadavg()],
         "off_ms": _percentiles(off),
         "on_ms": _percentiles(on),
         "added_ms": _added(on, off),
@@ -304,12 +363,21 @@ def model_calls(
         }
 
 
-def rule_pairs(path: Path, setting: str, conversations: int = 5) -> dict[str, Any]:
+def rule_pairs(
+    path: Path,
+    setting: str,
+    conversations: int = 5,
+    frames: Any | None = None,
+    frame_cosine: float = 0.0,
+) -> dict[str, Any]:
     """With no store: every LoCoMo text against every earlier one of its conversation,
     by the rules a write applies to its neighbours (``changes.decide``, then the number
     rule; long texts the number rule only). An upper bound of what inference can close,
-    since a write reads only its neighbours; the first 50 listed with their cue."""
+    since a write reads only its neighbours; the first 50 listed with their cue. With
+    ``frames`` (an embedding function), the masked frames decide too where the words
+    name two slots (``hmem.infer.frames``, at ``frame_cosine``), as a write does."""
     from hmem.infer.changes import decide, owner, read_claims
+    from hmem.infer.frames import decide_by_frame, frame_candidate
     from hmem.infer.quantities import changed_value, read_quantities
     from hmem.infer.write import MAX_STATEMENT_WORDS, _same_owner
 
@@ -320,12 +388,22 @@ def rule_pairs(path: Path, setting: str, conversations: int = 5) -> dict[str, An
         items = sorted(locomo_bench.build_items(conv, setting), key=lambda i: dates[i.session])
         texts = [i.text for i in items]
         claims = read_claims(texts)
+        unit: dict[str, Any] = {}
+        if frames is not None and frame_cosine > 0:
+            framed = sorted({c.frame for c in claims if c.frame})
+            vectors = np.asarray(frames(framed), dtype=np.float64) if framed else np.zeros((0, 1))
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            unit = dict(zip(framed, vectors, strict=True))
         for k, (text, new) in enumerate(zip(texts, claims, strict=True)):
             writes += 1
             numbers_only = len(text.split()) > MAX_STATEMENT_WORDS or text.rstrip().endswith("?")
             quantities = read_quantities(text)
             for old_text, old in zip(texts[:k], claims[:k], strict=True):
                 decision = None if numbers_only else decide(new, old)
+                if decision is None and unit and not numbers_only and frame_candidate(new, old):
+                    cosine = float(unit[new.frame or ""] @ unit[old.frame or ""])
+                    if cosine >= frame_cosine:
+                        decision = decide_by_frame(new, old, cosine)
                 cue = reason = None
                 if decision is not None and decision.op == "supersede" and decision.reason:
                     cue, reason = decision.cue, decision.reason.value
@@ -360,6 +438,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=Path(".hmem/bench-cache"))
     parser.add_argument("--locomo-conversations", type=int, default=1)
     parser.add_argument("--skip-locomo", action="store_true")
+    parser.add_argument(
+        "--cost-preload",
+        type=int,
+        default=0,
+        help="infer_cost's users first hold this many facts (LoCoMo dev texts; 3800)",
+    )
+    parser.add_argument(
+        "--only-cost", action="store_true", help="only infer_cost (with --cost-preload)"
+    )
     parser.add_argument("--skip-beam", action="store_true")
     parser.add_argument("--infer", choices=("both", "on", "off"), default="both")
     parser.add_argument(
@@ -372,7 +459,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.pairs:
         locomo = args.data / "locomo" / "locomo_dev.jsonl"
-        pairs = [rule_pairs(locomo, setting) for setting in ("facts", "full")]
+        cosine = Config().infer_frame_cosine
+        frames = LocalEmbeddings(model_dir=args.model_dir, expected_dim=384).embed
+        pairs = [rule_pairs(locomo, s, 5, frames, cosine) for s in ("facts", "full")]
         print(json.dumps(pairs, indent=2))
         return 0
     config = Config()
@@ -382,7 +471,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, Any] = {}
     with Memory(config, embedder=local) as memory:
         memory.init_schema()
-        if not args.skip_beam:
+        if not args.skip_beam and not args.only_cost:
             results["beam"] = beam_text(
                 memory,
                 args.data / "beam" / "beam_100k_dev.jsonl",
@@ -390,9 +479,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.split,
                 {"both": (False, True), "on": (True,), "off": (False,)}[args.infer],
             )
-        if not args.skip_locomo:
+        if args.only_cost:
             results["infer_cost"] = infer_cost(
-                memory, embedder, args.data / "locomo" / "locomo_dev.jsonl"
+                memory,
+                embedder,
+                args.data / "locomo" / "locomo_dev.jsonl",
+                preload=args.cost_preload,
+            )
+        elif not args.skip_locomo:
+            results["infer_cost"] = infer_cost(
+                memory,
+                embedder,
+                args.data / "locomo" / "locomo_dev.jsonl",
+                preload=args.cost_preload,
             )
             results["model"] = model_calls(
                 config, embedder, args.data / "locomo" / "locomo_dev.jsonl"

@@ -29,6 +29,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from hmem.config import Config
 from hmem.extract.local_embed import LocalEmbeddings
 from hmem.memory import Memory
@@ -192,12 +194,17 @@ def run(
     }
 
 
-def rules_only(seqs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def rules_only(
+    seqs: Sequence[dict[str, Any]], frames: Any | None = None, threshold: float = 0.0
+) -> dict[str, Any]:
     """The write side alone, no store: each statement judged by the rules against every
     earlier one still open (and the background facts), as if all were its neighbours (an
     upper bound of what a write can close; a real write reads its nearest only). Wrong
-    and missed closures as in ``run``."""
+    and missed closures as in ``run``. With ``frames`` (an embedding function) and
+    ``threshold``, the masked frames decide too, as a write does
+    (``hmem.infer.write.frame_decisions``)."""
     from hmem.infer.changes import decide, read_claims
+    from hmem.infer.frames import frame_decisions
 
     by_kind: dict[str, Counter[str]] = defaultdict(Counter)
     misses: dict[str, list[str]] = defaultdict(list)
@@ -207,12 +214,17 @@ def rules_only(seqs: Sequence[dict[str, Any]]) -> dict[str, Any]:
         closed: set[int] = set()
         first = len(BACKGROUND)
         for i in range(first, len(texts)):
-            for j in range(i):
-                if j in closed:
-                    continue
-                decision = decide(claims[i], claims[j])
+            olds = [j for j in range(i) if j not in closed]
+            decisions = [decide(claims[i], claims[j]) for j in olds]
+            if frames is not None and threshold > 0:
+                decisions = frame_decisions(
+                    claims[i], [claims[j] for j in olds], decisions, frames, threshold
+                )
+            for j, decision in zip(olds, decisions, strict=True):
                 if decision is not None and decision.op == "supersede":
                     closed.add(j)
+                    if "(frame " in decision.cue:
+                        by_kind[seq["kind"]]["frame_closures"] += 1
         steps = {j - first for j in closed if j >= first}
         wrong = [i for i in seq["open"] if i in steps] + [j for j in closed if j < first]
         missed = [i for i in seq["closed"] if i not in steps]
@@ -233,6 +245,7 @@ def rules_only(seqs: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "sequences": len(seqs),
         "wrong_closures": total["wrong_closures"],
         "missed_closures": f"{total['missed_closures']}/{total['expected_closures']}",
+        "closed_by_frame": total["frame_closures"],
         "by_kind": {
             k: {
                 "n": c["n"],
@@ -242,6 +255,64 @@ def rules_only(seqs: Sequence[dict[str, Any]]) -> dict[str, Any]:
             for k, c in sorted(by_kind.items())
         },
         "misses": dict(misses),
+    }
+
+
+def calibrate(seqs: Sequence[dict[str, Any]], frames: Any, sample: int = 12) -> dict[str, Any]:
+    """The masked frames' cosines on the pairs a write would ask them about
+    (``changes.frame_candidate``: one subject, words naming two slots, not both known):
+    same-slot pairs (two statements of one single-valued sequence) against other-slot
+    pairs (a statement and a background fact; statements of two sequences of other
+    topics, ``sample`` sequences each, fixed seed). The threshold is set above the
+    highest other-slot cosine of the development split, so that no pair of two slots the
+    set knows apart is read as one; the figures say what it then finds."""
+    import itertools
+    import random
+
+    from hmem.infer.changes import read_claims
+    from hmem.infer.frames import frame_candidate
+
+    texts = sorted({s["text"] for q in seqs for s in q["steps"]} | set(BACKGROUND))
+    claims = dict(zip(texts, read_claims(texts), strict=True))
+    pairs: list[tuple[str, str, bool]] = []
+    rng = random.Random(47)  # noqa: S311  (a fixed sample, not a secret)
+    for seq in seqs:
+        steps = [s["text"] for s in seq["steps"]]
+        if seq["kind"] in ("single", "correction", "count"):
+            pairs += [(b, a, True) for a, b in itertools.combinations(steps, 2)]
+        pairs += [(a, b, False) for a in steps for b in BACKGROUND]
+        for rival in rng.sample(list(seqs), min(sample, len(seqs))):
+            if rival["topic"] != seq["topic"]:
+                pairs += [(a, s["text"], False) for a in steps for s in rival["steps"]]
+    asked = [(a, b, same) for a, b, same in pairs if frame_candidate(claims[a], claims[b])]
+    unique = sorted({claims[t].frame or "" for a, b, _ in asked for t in (a, b)})
+    vectors = np.asarray(frames(unique), dtype=np.float64)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    at = {frame: i for i, frame in enumerate(unique)}
+    cosines = [
+        float(vectors[at[claims[a].frame or ""]] @ vectors[at[claims[b].frame or ""]])
+        for a, b, _ in asked
+    ]
+    same = sorted(c for c, (_, _, s) in zip(cosines, asked, strict=True) if s)
+    other = sorted(
+        ((c, a, b) for c, (a, b, s) in zip(cosines, asked, strict=True) if not s), reverse=True
+    )
+    return {
+        "pairs_asked": len(asked),
+        "same_slot": len(same),
+        "other_slot": len(other),
+        "other_slot_max": round(other[0][0], 3) if other else None,
+        "other_slot_top": [
+            f"{c:.3f} {claims[a].frame!r} ~ {claims[b].frame!r}" for c, a, b in other[:8]
+        ],
+        "same_slot_cosines": [round(c, 3) for c in same],
+        "at": {
+            str(t): {
+                "same_slot_found": sum(c >= t for c in same),
+                "other_slot_joined": sum(c >= t for c, _, _ in other),
+            }
+            for t in (0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
+        },
     }
 
 
@@ -260,6 +331,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--rules", action="store_true", help="the write side's rules alone, no store (fast)"
     )
+    parser.add_argument(
+        "--frame-cosine",
+        type=float,
+        default=Config().infer_frame_cosine,
+        help="with --rules: the masked frames' threshold (0: words only); a store run "
+        "takes Config's (HMEM_INFER_FRAME_COSINE)",
+    )
+    parser.add_argument(
+        "--calibrate", action="store_true", help="the masked frames' cosines, no store"
+    )
     parser.add_argument("--start", type=int, default=0, help="with --every: the first one")
     parser.add_argument(
         "--every", type=int, default=1, help="every Nth sequence only (a busy machine)"
@@ -269,8 +350,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.only:
         seqs = [s for s in seqs if s["id"].startswith(tuple(args.only.split(",")))]
     seqs = seqs[args.start :: args.every]
+    if args.calibrate:
+        embed = LocalEmbeddings(model_dir=args.model_dir, expected_dim=384).embed
+        print(json.dumps(calibrate(seqs, embed), indent=1))
+        return 0
     if args.rules:
-        found = rules_only(seqs)
+        frames = None
+        if args.frame_cosine > 0:
+            frames = LocalEmbeddings(model_dir=args.model_dir, expected_dim=384).embed
+        found = rules_only(seqs, frames, args.frame_cosine)
         shown = {k: v[: args.show] for k, v in found["misses"].items()}
         print(json.dumps({**found, "misses": shown}, indent=1))
         return 0

@@ -23,11 +23,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hmem.infer.subjects import clause_of, subject_from_parse, subject_from_words
 from hmem.models import SupersedeReason
-from hmem.slots import Reading, parser_pipeline, read_slot
+from hmem.slots import Reading, masked_frame, parser_pipeline, read_slot
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc
+    pass
 
 __all__ = [
     "SLOTS",
@@ -152,13 +153,27 @@ _STOP = frozenset(
         "did not no now also too very this that these those there here just so but as by",
     )
 )
-_PRONOUNS = {"i": "user", "we": "user", "me": "user"}
-_THIRD = frozenset({"he", "she", "they", "it", "him", "her", "them", "this", "that"})
 _NUMBERS = {
     "no": 0, "zero": 0, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4,
     "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
     "twelve": 12, "a couple of": 2,
 }  # fmt: skip
+# An ending said not to happen: "won't quit", "don't ever quit", "never left", "didn't sell".
+_NEGATED = re.compile(
+    r"\b(?:not|never|won't|wont|don't|dont|doesn't|didn't|can't|cannot|couldn't|wouldn't|"
+    r"shouldn't|mustn't)\s+(?:ever\s+|even\s+|really\s+|just\s+)?$",
+    re.IGNORECASE,
+)
+#: Endings of the subject itself ("Rex passed away"), not of something it had ("John lost
+#: his job"): only these end a stored fact whose value the subject is.
+_SELF_END = re.compile(r"^(?:pass(?:ed)? away|died|dies|put down)$", re.IGNORECASE)
+
+
+def _names(value: str, text: str) -> bool:
+    """``value`` occurs in ``text`` as whole words ("it" is not in "quit")."""
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE) is not None
+
+
 # "Mia and I broke up": the user's.
 _AND_I = re.compile(r"^(?:\w+[,:]?\s+)?[A-Z][\w'-]*\s+and\s+I\b")
 
@@ -180,6 +195,7 @@ class Claim:
     single: bool = False  # the slot holds one value at a time (hmem.slots)
     known: bool = False  # a frame of hmem.slots' data named the slot
     replaced: frozenset[str] = field(default_factory=frozenset)  # values it says it replaces
+    frame: str | None = None  # the text with its value masked (hmem.slots.masked_frame)
 
 
 @dataclass(frozen=True)
@@ -189,50 +205,6 @@ class Decision:
     op: str
     reason: SupersedeReason | None
     cue: str
-
-
-def _subject_from_parse(doc: Doc) -> str | None:
-    for token in doc:
-        if token.dep_ not in ("nsubj", "nsubjpass") or token.head.dep_ not in ("ROOT", "conj"):
-            continue
-        lower = token.lower_
-        if lower in _PRONOUNS:
-            return _PRONOUNS[lower]
-        if lower in _THIRD:
-            return None
-        owners = [c for c in token.children if c.dep_ == "poss"]
-        if owners:
-            owner = owners[0].lower_
-            whose = _PRONOUNS.get(owner, "user" if owner == "my" else owner)
-            if owner in _THIRD or owner in ("his", "her", "their", "its"):
-                return None
-            return f"{whose}.{token.lemma_.lower()}"
-        if token.pos_ == "PROPN":
-            parts = [c.lower_ for c in token.lefts if c.dep_ == "compound"] + [lower]
-            return " ".join(parts)
-        return f"?{token.lemma_.lower()}"  # "the company", "my job": no person named
-    return None
-
-
-_SUBJECT = re.compile(
-    r"^(?i:(?:actually|so|well|correction|update|btw|news|big news|oh)[,:!]?\s+)*"
-    r"(?:(?P<i>(?i:i|we))\b|(?P<my>(?i:my))\s+(?P<rel>[a-z]+)\b|"
-    r"(?P<owner>[A-Z]\w+)'s\s+(?P<orel>[a-z]+)\b|(?P<name>[A-Z]\w+(?:\s+[A-Z]\w+)?)\b)"
-)
-
-
-def _subject_from_words(text: str) -> str | None:
-    m = _SUBJECT.match(text.strip())
-    if m is None:
-        return None
-    if m.group("i"):
-        return "user"
-    if m.group("my"):
-        return f"user.{m.group('rel').lower().rstrip('s')}"
-    if m.group("owner"):
-        return f"{m.group('owner').lower()}.{m.group('orel').lower()}"
-    name = m.group("name").lower()
-    return None if name in _THIRD else name
 
 
 @functools.lru_cache(maxsize=4096)  # the read path asks it of the same texts again
@@ -304,9 +276,9 @@ def _read(originals: list[str]) -> list[Claim]:
     )
     out = []
     for original, speaker, text, doc in zip(originals, speakers, texts, docs, strict=True):
-        subject = _subject_from_parse(doc) if doc is not None else _subject_from_words(text)
+        subject = subject_from_parse(doc) if doc is not None else subject_from_words(text)
         if doc is not None and subject is None and not any(t.dep_ == "nsubj" for t in doc):
-            subject = _subject_from_words(text)
+            subject = subject_from_words(text)
         lemmas = (
             frozenset(t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop)
             if doc is not None
@@ -322,6 +294,8 @@ def _read(originals: list[str]) -> list[Claim]:
             subject = speaker.group("who").lower() + subject[len("user") :]
         corrects = _CORRECT.search(text)
         ends = _END.search(text)
+        if ends is not None and _NEGATED.search(text[: ends.start()]):
+            ends = None  # "we won't quit", "don't ever quit on what you love": nothing ended
         if ends is not None and doc is not None and " " not in ends.group(0).strip():
             # "left" or "sold" must be the verb ("my left knee", "the sold-out show" end
             # nothing)
@@ -330,7 +304,7 @@ def _read(originals: list[str]) -> list[Claim]:
                 ends = None
         out.append(
             Claim(
-                ended=_clause_of(text, ends.start(), ends.end()) if ends else "",
+                ended=clause_of(text, ends.start(), ends.end()) if ends else "",
                 text=original,
                 subject=subject,
                 slot=slot,
@@ -343,6 +317,7 @@ def _read(originals: list[str]) -> list[Claim]:
                 single=single,
                 known=known,
                 replaced=reading.replaced,
+                frame=masked_frame(text, value),
             )
         )
     return out
@@ -357,25 +332,6 @@ def _slot_of(text: str, reading: Reading) -> tuple[str | None, str | None, bool,
     if slot is not None:
         return slot, value, SLOTS[slot.split(":")[0]][1], True
     return reading.slot, reading.value, reading.single, False
-
-
-# Where an ending's clause stops: "Jon lost his job but used it to start a dance studio"
-# ends the job, not the studio.
-_CLAUSE_BREAK = re.compile(
-    r"[,;:.!?]|\s(?:but|and|so|because|after|which|while|then|to|as)\s", re.IGNORECASE
-)
-
-
-def _clause_of(text: str, start: int, end: int) -> str:
-    # "stopped going to pottery classes": a gerund's "to" goes on with its clause
-    breaks = [
-        m
-        for m in _CLAUSE_BREAK.finditer(text)
-        if not (m.group(0).strip() == "to" and re.search(r"\w+ing$", text[: m.start()]))
-    ]
-    left = max((m.end() for m in breaks if m.end() <= start), default=0)
-    right = min((m.start() for m in breaks if m.start() >= end), default=len(text))
-    return text[left:right]
 
 
 def slot_words(claim: Claim) -> list[str]:
@@ -426,14 +382,22 @@ def _ending(new: Claim, old: Claim) -> Decision | None:
         return None
     if owner(new) != owner(old):
         # "Biscuit passed away" ends "I have a dog named Biscuit": the subject is the value
+        # (a value a known frame read, a pet's or a person's name, and an ending of the
+        # subject itself: "John lost his job" ends no "friend named John")
         by_name = new.subject is not None and new.subject.split()[-1] == old.value
-        if old.value and by_name and old.value in new.ended.lower():
+        if (
+            old.value
+            and by_name
+            and old.known
+            and _SELF_END.match(new.ends.strip())
+            and _names(old.value, new.ended)
+        ):
             return Decision("supersede", SupersedeReason.ENDED, new.ends)
         return None
     if new.known and old.slot is not None and new.slot is not None and new.slot != old.slot:
         return None  # "Mia no longer lives in Rome" ends her home, not her office in Rome
     if new.slot is not None and new.slot == old.slot and new.subject == old.subject:
-        if new.value == old.value or (old.value and old.value in new.text.lower()):
+        if new.value == old.value or (old.value and _names(old.value, new.text)):
             return Decision("supersede", SupersedeReason.ENDED, new.ends)
         return None  # a new value of the slot: a change, decided by the caller
     if (
@@ -442,7 +406,7 @@ def _ending(new: Claim, old: Claim) -> Decision | None:
         and any(_ENDED_SLOT.get(w) == old.slot for w in new.words)
     ):
         return Decision("supersede", SupersedeReason.ENDED, new.ends)
-    if new.subject == old.subject and old.value and old.value in new.ended.lower():
+    if new.subject == old.subject and old.value and _names(old.value, new.ended):
         return Decision("supersede", SupersedeReason.ENDED, new.ends)  # "broke up with Alex"
     # what the ending's own clause names, not a word of the rest ("lost his job but
     # started a dance studio" ends no studio)
@@ -483,6 +447,8 @@ def decide(new: Claim, old: Claim) -> Decision | None:
         ended = _ending(new, old)
         if ended is not None or new.slot is None or new.slot != old.slot:
             return ended
+        if new.value and _names(new.value, new.ended):
+            return None  # "I lost my job at Acme": Acme ended, it is no new value
     if new.subject is None or new.subject != old.subject or owner(new) is None:
         return None  # "Tom's sister moved to Madrid" changes nothing of the user's
     if new.slot is None or new.slot != old.slot:

@@ -19,6 +19,7 @@ from hmem.errors import HmemError
 from hmem.graph.search import lucene_prefix
 from hmem.graph.store import GraphStore
 from hmem.infer.changes import Claim, Decision, decide, owner, read_claims, slot_words
+from hmem.infer.frames import FrameEmbedder, frame_decisions
 from hmem.infer.model import judge
 from hmem.infer.owners import value_owner
 from hmem.infer.quantities import Quantity, change_sentences, changed_value, read_quantities
@@ -107,10 +108,17 @@ def infer_write(
     k: int = 10,
     dates: bool = True,
     chat: Any | None = None,
+    frames: FrameEmbedder | None = None,
+    frame_cosine: float = 0.0,
 ) -> InferredWrite:
     """Read ``text``'s window and its changes to the user's current facts: by the rules
     (``changes``), or with ``chat`` (a configured model) by one structured call for
-    all the neighbours (``model.judge``; none when there is no neighbour)."""
+    all the neighbours (``model.judge``; none when there is no neighbour).
+
+    ``frames`` (an embedding function) with ``frame_cosine`` > 0: a neighbour of the
+    same subject whose words name another slot is read as the same slot when the two
+    masked frames ("I drink something every morning", "these days I start my day with
+    something") embed at least that close (``frame_similar``)."""
     started = time.perf_counter()
     interval = read_interval(text, observed_at) if dates else Interval()
     if (
@@ -142,8 +150,13 @@ def infer_write(
                 judged, _ = judge(chat, text, near, observed_at)
             except HmemError as exc:  # the write must not fail for its judge: the rules
                 result.model_error = type(exc).__name__
-        for row, old in zip(near, olds, strict=True):
-            decision = decide(new, old) if judged is None else judged.get(row["id"])
+        decisions = [
+            decide(new, old) if judged is None else judged.get(row["id"])
+            for row, old in zip(near, olds, strict=True)
+        ]
+        if judged is None and frames is not None and frame_cosine > 0:
+            decisions = frame_decisions(new, olds, decisions, frames, frame_cosine)
+        for row, old, decision in zip(near, olds, decisions, strict=True):
             if (
                 decision is None
                 and judged is None

@@ -9,6 +9,7 @@ data it fills slots with."""
 from hmem.slots.frames import (
     Reading,
     change_cue,
+    masked_frame,
     read_slot,
     rivals,
     same_slot,
@@ -19,6 +20,7 @@ from hmem.slots.parse import parser_pipeline
 __all__ = [
     "Reading",
     "change_cue",
+    "masked_frame",
     "parser_pipeline",
     "read_slot",
     "rivals",

@@ -27,7 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Reading", "change_cue", "read_slot", "rivals", "same_slot", "states_newer_value"]
+__all__ = [
+    "FRAME_MASK",
+    "Reading",
+    "change_cue",
+    "masked_frame",
+    "read_slot",
+    "rivals",
+    "same_slot",
+    "states_newer_value",
+]
 
 _DATA: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "slots.json").read_text(encoding="utf-8")
@@ -100,6 +109,25 @@ _LEAD = re.compile(
     r"lately|these days|nowadays|now|big news|news|good news|sad news)\b[,:!-]?\s*)+",
     re.IGNORECASE,
 )
+#: A greeting with the name of the one spoken to ("Hey Maria,", "Great news John!",
+#: "Thanks Tim."): the name is whom the sentence addresses, not its subject.
+_VOCATIVE = re.compile(
+    r"^(?:(?:hi|hello|hey|thanks|thank you|congrats|congratulations|wow|yes|yeah|yep|"
+    r"great news|good news|big news|sorry|dear|bye|welcome back|good to hear|nice|awesome|"
+    r"great|oh)[,!]?\s+)+(?-i:[A-Z][\w'-]*)\s*[,!.]+\s*",
+    re.IGNORECASE,
+)
+#: Words that are no value: a pronoun names no value ("Highly recommend it").
+_PRONOUN_VALUES = frozenset(
+    "it them that this these those you him her me us one something anything everything "  # noqa: SIM905
+    "nothing someone anyone everyone there here".split()
+)
+#: The word before a frame that makes it the one spoken to's, not the speaker's ("you
+#: mentioned your work at the shelter").
+#: A frame whose verb belongs to a relative clause of a thing ("desserts that work for
+#: everyone's diets"): the thing's, not the subject's.
+_RELATIVE = re.compile(r"\b(?:that|which)\s+$", re.IGNORECASE)
+_ADDRESSEE = re.compile(r"\b(?:your\s+(?:\w+\s+)?|you\s+|you're\s+|you've\s+)$", re.IGNORECASE)
 _TAIL = re.compile(
     r"\s+(?:now|these days|nowadays|today|tonight|yesterday|from now on|instead|too|also|"
     r"as well|anymore|any more|again|lately|recently|fluently|by profession|by trade|"
@@ -110,7 +138,11 @@ _TAIL = re.compile(
     r"in (?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december)(?: \d{1,2}(?:st|nd|rd|th)?)?(?:,? \d{4})?|in \d{4}|since \d{4}|"
     r"so please do too|please|instead of .*|rather than .*|"
-    r"not .*|and I.*|for (?:good|now)|at the moment|these days)$",
+    r"not .*|and I.*|for (?:good|now)|at the moment|these days|last time|"
+    # a clause that gives a reason or goes on is no part of the value ("Harry Potter
+    # because it is immersive")
+    r"(?:because|since|which|who|although|though|while|whereas|but|so that|as it|"
+    r"as they|as he|as she) .*|[-\u2013\u2014] .*)$",
     re.IGNORECASE,
 )
 _REPLACED = (
@@ -133,7 +165,13 @@ _SUBJECT = re.compile(
 )
 _NOT_NAMES = frozenset(
     "the a an this that these those it he she they you there here what who when where "  # noqa: SIM905
-    "why how please call everyone meet sorry lately home".split()
+    "why how please call everyone meet sorry lately home "
+    # interjections and sentence adverbs a chat turn starts with: no one's name
+    "yes yeah yep yup nope no thanks thank wow oh hey hi hello okay ok well just really "
+    "also still great nice cool awesome sure glad love haha lol honestly highly totally "
+    "definitely absolutely exactly anyway congrats congratulations "
+    # words that open a subordinate clause ("After losing my job, I ...")
+    "after before since when while because if although though once until unless".split()
 )
 
 
@@ -162,12 +200,18 @@ def _norm(value: str) -> str:
         if stripped == value:
             break
         value = stripped
-    value = re.sub(r"^(?:now |just |currently |an? |the |some |my |our )+", "", value, flags=re.I)
+    value = re.sub(
+        r"^(?:now |just |currently |an? |the |some |my |our |his |her |their |its )+",
+        "",
+        value,
+        flags=re.I,
+    )
     return value.lower().strip()
 
 
 _NOT_VERBS = frozenset(
-    "is am are was were be been do did does and a an the some my our to not never".split()  # noqa: SIM905
+    "is am are was were be been do did does and a an the some my our to not never "  # noqa: SIM905
+    "i you he she it we they me him her us them this that there".split()
 )
 #: The cues that make a slot no frame of the data names single on their own ("I play
 #: squash now instead"); "now", "new" alone do not ("I bought new running shoes",
@@ -195,7 +239,8 @@ def _short(value: str) -> bool:
 
 
 _FUNCTION = frozenset(
-    "and or but now in at on with who that which to of for from has have is was had".split()  # noqa: SIM905
+    "and or but now in at on with who that which to of for from has have is was had "  # noqa: SIM905
+    "because since as so when while if though although".split()
 )
 
 
@@ -231,7 +276,7 @@ def _owner(who: str | None, rel: str | None, fallback: str | None) -> str | None
 
 
 def _subject(text: str) -> str | None:
-    m = _SUBJECT.match(text)
+    m = _SUBJECT.match(_VOCATIVE.sub("", text))
     if m is None:
         return None
     if m.group("i"):
@@ -242,9 +287,11 @@ def _subject(text: str) -> str | None:
     if m.group("owner"):
         rel = m.group("orel").lower()
         owner = m.group("owner").lower()
+        if owner in _NOT_NAMES:
+            return None  # "It's important": no one's
         return f"{owner}.{rel}" if rel in PEOPLE else owner
     name = m.group("name").lower()
-    return None if name in _NOT_NAMES else name
+    return None if name.split("'")[0] in _NOT_NAMES else name  # "It's", "How've"
 
 
 def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, str | None]:
@@ -256,19 +303,25 @@ def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, st
         r"(?:now\s+)?(?P<v>[^,;.!?]+)",
         text,
     )
-    if m is not None and m.group("n").split()[-1] not in PEOPLE and _short(m.group("v")):
+    if (
+        m is not None
+        and m.group("n").split()[-1] not in PEOPLE
+        and _short(m.group("v"))
+        and _norm(m.group("v")) not in _PRONOUN_VALUES
+    ):
         noun = _singular(m.group("n"))
         whose = _owner(m.group("who"), None, subject)
         return whose, _NOUN_SLOT.get(noun, noun), _norm(m.group("v"))
     m = re.match(
         r"^(?:I|We|I've|We've|[A-Z][\w'-]*)\s+(?:(?:also|now|just|still|really|often|"
-        r"usually|currently|have|has|can|always)\s+)*(?P<verb>[a-z]+)\s+"
+        r"usually|currently|have|has|can|always|mostly|mainly|only|normally|generally|"
+        r"typically|actually|finally|recently|sometimes)\s+)*(?P<verb>[a-z]+)\s+"
         r"(?:(?P<prep>in|at|for|to|with|on|about|of)\s+)?(?P<v>[^,;.!?]+)",
         text,
     )
     if m is not None and subject is not None and _short(m.group("v")):
         verb = m.group("verb")
-        if verb in _NOT_VERBS:
+        if verb in _NOT_VERBS or _norm(m.group("v")) in _PRONOUN_VALUES:
             return subject, None, None
         lemma = re.sub(r"(?:ing|ed|es|s)$", "", verb) if len(verb) > 4 else verb
         frame = f"{lemma} {m.group('prep')}" if m.group("prep") else lemma
@@ -276,9 +329,18 @@ def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, st
     return subject, None, None
 
 
+_SENTENCE_END = re.compile(r"[.!?;]+\s+")
+
+
+def _sentence_at(text: str, at: int) -> str:
+    """The sentence of ``text`` that holds the position ``at``."""
+    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
+    return text[start:]
+
+
 def _clauses(text: str) -> list[str]:
     parts = [p.strip() for p in re.split(r"[;:]\s+|\.\s+(?=[A-Z])|,\s+so\s+", text)]
-    return [_LEAD.sub("", p).strip() for p in parts if p.strip()]
+    return [_VOCATIVE.sub("", _LEAD.sub("", p)).strip() for p in parts if p.strip()]
 
 
 def _framed(
@@ -291,15 +353,25 @@ def _framed(
             value = _norm(groups["v"])
             if not value or (value in replaced and slot not in ("count", "age")):
                 continue
-            if len(value.split()) > MAX_VALUE_WORDS:
+            if len(value.split()) > MAX_VALUE_WORDS or value in _PRONOUN_VALUES:
                 continue  # a clause, not a value ("a mentorship program for LGBTQ youth")
+            if not first and _RELATIVE.search(clause[: m.start()]):
+                continue
+            if not first and _ADDRESSEE.search(clause[: m.start()]):
+                # "you mentioned your work at the shelter": the one spoken to's, not the
+                # speaker's (a frame whose words name the user, "you call me Bo", is his)
+                continue
+            # whose: the subject of the sentence the frame is in ("Hey Maria, great to
+            # chat. I lost my job at ...": the speaker's), else the text's
+            sentence = _sentence_at(clause, m.start())
+            local = _subject(_LEAD.sub("", sentence)) or subject
             if groups.get("who"):
-                whose = _owner(groups["who"], groups.get("rel"), subject)
-            elif first and (value_first or subject is None):
+                whose = _owner(groups["who"], groups.get("rel"), local)
+            elif first and (value_first or local is None):
                 whose = "user"
             else:
-                whose = subject
-            if whose is None and re.search(r"\b(?:me|I|my)\b", clause):
+                whose = local
+            if whose is None and re.search(r"\b(?:me|I|my)\b", sentence):
                 whose = "user"
             if slot == "favourite":
                 slot = f"favourite:{_singular(groups['n'])}"
@@ -324,7 +396,7 @@ def read_slot(text: str) -> Reading:
     first_subject: str | None = None
     found: tuple[str | None, str, str] | None = None
     known = False
-    whole = _LEAD.sub("", text).strip()
+    whole = _VOCATIVE.sub("", _LEAD.sub("", text)).strip()
     for clause in [whole, *_clauses(text)]:
         subject = _subject(clause)
         first_subject = first_subject or subject
@@ -406,3 +478,20 @@ def states_newer_value(old: str, rival: str) -> bool | None:
     if before.slot is None:
         return None
     return rivals(read_slot(rival), before)
+
+
+#: What stands for the value in a masked frame ("I moved to something last month").
+FRAME_MASK = "something"
+
+
+def masked_frame(text: str, value: str | None) -> str | None:
+    """The statement with its value masked: what is said about the value, not the value
+    ("Now I mostly have green tea in the mornings" -> "Now I mostly have something in
+    the mornings"). None when there is no value or the words do not hold it as such."""
+    if not value:
+        return None
+    text = " ".join(text.split())
+    m = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE)
+    if m is None:
+        return None
+    return text[: m.start()] + FRAME_MASK + text[m.end() :]

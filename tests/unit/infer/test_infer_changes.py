@@ -97,6 +97,37 @@ def test_changes_that_close(new: str, old: str, reason: SupersedeReason) -> None
         ("My newest hobby is sailing.", "I enjoy pottery."),
         ("Rui's favourite colour is red.", "My favourite colour is teal."),
         ("My brother's name is Bo.", "My name is Ada."),
+        # causes of the LoCoMo chat closures of 6c06c2e's slot reading (other sentences):
+        # a negated ending ends nothing, and a value is matched as whole words ("it" is no
+        # part of "quit")
+        ("Ravi: We never quit, whatever the score.", "Ravi: I really enjoyed it."),
+        ("Ravi: Don't ever give up on what you love.", "Ravi: Thanks for the tip, I'll try it."),
+        # a name that lost something is not what ended ("Nell lost her keys" ends no "Nell")
+        ("Nell lost her phone on the bus.", "Ravi: Good morning Nell! Did the bus come?"),
+        # a greeting's name is whom a turn addresses; "your job at" is the addressee's
+        (
+            "Ravi: Hi Nell, big day. I lost my job at the print shop.",
+            "Ravi: Hey Nell, you said your job at the bakery was tiring.",
+        ),
+        # the same value restated with its reason or an aside
+        (
+            "Nell: Dune is my favorite book. It's so vast!",
+            "Nell's favorite book is Dune because of the desert.",
+        ),
+        # a thing's relative clause ("shoes that work for ...") is no employer
+        (
+            "Nell: I sew bags that work for any season - totes, clutches!",
+            "Nell sews bags that work for any season.",
+        ),
+        # a subordinate clause's verb and a pronoun are no slot and no value
+        (
+            "Ravi lost his wallet, then found it.",
+            "Ravi: Thanks, Nell! After losing my wallet, I bought a new one.",
+        ),
+        (
+            "Ravi: Yes, Nell. I've been away 'cause I lost my keys.",
+            "Ravi: Sure, Nell! How've you been lately?",
+        ),
     ],
 )
 def test_changes_that_close_nothing(new: str, old: str) -> None:

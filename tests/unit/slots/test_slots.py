@@ -34,6 +34,34 @@ def test_a_statement_reads_as_subject_slot_value(
     assert (reading.subject, reading.slot, reading.value) == (subject, slot, value)
 
 
+@pytest.mark.parametrize(
+    ("text", "subject", "slot", "value"),
+    [
+        # a greeting's name is the one spoken to; the sentence with the frame says whose
+        ("Hey Nell, big news. I work at Copperleaf now.", "user", "employer", "copperleaf"),
+        ("Great news Nell! I moved to Ghent.", "user", "residence", "ghent"),
+        # the one spoken to's ("your work at"), a thing's ("that work for"): no slot
+        ("You told me about your work at the museum.", None, None, None),
+        ("These are shoes that work for any trail.", None, None, None),
+        # a pronoun is no value, an interjection or a clause opener no subject
+        ("Highly recommend it!", None, None, None),
+        ("After losing my keys, I walked home.", None, None, None),
+        # a reason or an aside is no part of the value
+        ("Dune is my favorite book because of the desert.", "user", "favourite:book", "dune"),
+        ("My favourite food is pho - the broth!", "user", "favourite:food", "pho"),
+    ],
+)
+def test_what_is_no_subject_no_slot_no_value(
+    text: str, subject: str | None, slot: str | None, value: str | None
+) -> None:
+    reading = read_slot(text)
+    assert (reading.subject if slot else None, reading.slot, reading.value) == (
+        subject,
+        slot,
+        value,
+    )
+
+
 def test_single_valued_by_the_data_or_a_change_cue_multi_valued_otherwise() -> None:
     assert read_slot("My name is Ada.").single
     assert not read_slot("I speak Korean.").single  # values add up
