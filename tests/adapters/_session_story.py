@@ -42,6 +42,17 @@ def expected_dates() -> tuple[str, str]:
     return "2024-05-01", last_month_start().isoformat()
 
 
+UNREACHABLE_NEO4J = "bolt://127.0.0.1:1"  # nothing listens there: Neo4j down, for real
+
+
+def neo4j_down(config: Config, fake: FakeOpenAIServer, queue: Path) -> Config:
+    """``model_config`` on a Neo4j that is not there (connections refused): a write
+    ``add(background=True)`` is queued, every read fails with StoreUnavailableError."""
+    return Config(
+        **{**model_config(config, fake, queue).model_dump(), "neo4j_uri": UNREACHABLE_NEO4J}
+    )
+
+
 def model_config(config: Config, fake: FakeOpenAIServer, queue: Path) -> Config:
     """hmem with the fake server as its chat model (extraction) and embedder."""
     return Config(

@@ -4,6 +4,7 @@ HmemContextProvider, over hmem on a real Neo4j: embedded and over HTTP."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -165,3 +166,28 @@ def test_a_secret_is_not_remembered_and_the_run_goes_on(memory: Memory, user_id:
 
     assert asyncio.run(run()) == "Noted."
     assert [f.text for f in memory.facts(user_id=user_id)] == ["I live in Lyon."]
+
+
+def test_hmem_down_the_run_goes_on_without_memories(
+    config: Config, fake_openai: FakeOpenAIServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Neo4j unreachable (nothing listens at its address): before_run's recall fails
+    open (no memory message, a warning), the turns are queued (background=True), and
+    the agent answers."""
+    down = story.neo4j_down(config, fake_openai, tmp_path / "q.sqlite3")
+
+    async def run() -> None:
+        with Memory(down) as memory:
+            provider = HmemContextProvider(
+                memory, user_id="maya", background=True, recall_timeout=30
+            )
+            client = ScriptedClient(["Noted."])
+            agent = Agent(client=client, context_providers=[provider])
+            answer = await agent.run("I moved to Paris.", session=agent.create_session())
+            assert answer.text == "Noted."
+            assert not any(m.text.startswith(HEADER) for m in client.seen[-1])
+            assert memory.ingest.queue.pending() == 1
+
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(run())
+    assert any("hmem recall failed (StoreUnavailableError" in r.message for r in caplog.records)

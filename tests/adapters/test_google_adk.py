@@ -443,6 +443,38 @@ def test_recall_is_time_boxed_and_fails_open(caplog: pytest.LogCaptureFixture) -
     assert sum("hmem recall failed" in r.message for r in caplog.records) == 2
 
 
+def test_recall_fails_open_when_neo4j_is_unreachable(
+    config: Config, fake_openai: FakeOpenAIServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Embedded hmem whose Neo4j is not there (nothing listens at its address): the
+    search answers with no memories and a warning, so the preload_memory tool gives
+    the model nothing and the agent's turn goes on. (Writing a session stays loud:
+    add_session_to_memory raises StoreUnavailableError, nothing is dropped silently.)"""
+    down = story.neo4j_down(config, fake_openai, tmp_path / "q.sqlite3")
+
+    async def run() -> None:
+        with Memory(down) as memory:
+            service = HmemMemoryService(memory)
+            found = await service.search_memory(app_name=APP, user_id="maya", query="tea")
+            assert found.memories == []
+            llm = ScriptedLlm(script=[say("Noted.")])
+            agent = LlmAgent(name="assistant", model=llm, tools=[preload_memory])
+            runner = Runner(
+                agent=agent,
+                app_name=APP,
+                session_service=InMemorySessionService(),
+                memory_service=service,
+            )
+            session = await new_session(runner, "maya")
+            assert await turn(runner, "maya", session, "What tea do I like?") == "Noted."
+            assert "<PAST_CONVERSATIONS>" not in llm.last_input()
+
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(run())
+    failed = [r.message for r in caplog.records if "hmem recall failed" in r.message]
+    assert len(failed) == 2 and all("StoreUnavailableError" in m for m in failed)
+
+
 def test_services_yaml_gives_adk_an_hmem_uri(monkeypatch: pytest.MonkeyPatch) -> None:
     """ADK's own loader reads the example's services.yaml; --memory_service_uri=hmem://
     then builds the service over an AsyncClient."""

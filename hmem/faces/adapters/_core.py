@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Sequence
+import logging
+from collections.abc import Awaitable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeAlias, TypeVar
 
@@ -26,9 +27,11 @@ from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult
 from hmem.recall.models import SearchResult
 
 __all__ = [
+    "RECALL_TIMEOUT",
     "Backend",
     "Port",
     "check_user",
+    "fail_open",
     "format_fact",
     "memory_block",
     "missing",
@@ -38,6 +41,9 @@ __all__ = [
 
 Backend: TypeAlias = Memory | AsyncMemory | Client | AsyncClient
 T = TypeVar("T")
+RECALL_TIMEOUT = 10.0  # seconds a recall on an agent's run path may take
+
+_log = logging.getLogger("hmem.faces.adapters")
 
 MEMORY_HEADER = "What hmem remembers about the user (dated; [replaced] = no longer true):"
 NOTHING = "Nothing is remembered about that yet."
@@ -49,6 +55,25 @@ def missing(framework: str, extra: str) -> ImportError:
         f"this hmem adapter needs {framework}: pip install 'hmem[{extra}]' "
         f"(the {extra} extra pins the versions it is tested with)"
     )
+
+
+async def fail_open(call: Awaitable[T], *, timeout: float, what: str = "recall") -> T | None:
+    """A recall on an agent's run path, time-boxed: hmem down (Neo4j stopped, the API
+    unreachable), slow or failing answers None within ``timeout`` seconds and logs why
+    (never the query), so the run goes on without memories. A caller's mistake (a bad
+    user id, a wrong type) is still raised."""
+    try:
+        return await asyncio.wait_for(call, timeout)
+    except (ValidationError, TypeError):
+        raise
+    except Exception as exc:  # hmem down, slow or failing: fail open
+        _log.warning(
+            "hmem %s failed (%s: %s); the agent continues without memories",
+            what,
+            type(exc).__name__,
+            exc,
+        )
+        return None
 
 
 def check_user(user_id: object) -> str:

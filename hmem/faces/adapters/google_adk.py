@@ -43,7 +43,6 @@ with the ``services.yaml`` of ``examples/google_adk/`` (ADK builds
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import itertools
 import json
@@ -58,7 +57,15 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from hmem.errors import NotFoundError, PolicyRefusal, ValidationError
-from hmem.faces.adapters._core import Backend, Port, check_user, missing, parse_when
+from hmem.faces.adapters._core import (
+    RECALL_TIMEOUT,
+    Backend,
+    Port,
+    check_user,
+    fail_open,
+    missing,
+    parse_when,
+)
 from hmem.faces.adapters._turns import Turn, TurnWriter, hit_line
 from hmem.graph.apikeys import USER_ID_PATTERN
 from hmem.recall.models import Hit, SearchResult
@@ -180,7 +187,7 @@ class HmemMemoryService(BaseMemoryService):
         background: bool = False,
         k: int = 10,
         min_similarity: float | None = 0.75,
-        recall_timeout: float = 10.0,
+        recall_timeout: float = RECALL_TIMEOUT,
         candidates: int = 50,
         **registry_kwargs: Any,  # ADK's registry adds agents_dir; nothing of it is needed
     ) -> None:
@@ -305,17 +312,8 @@ class HmemMemoryService(BaseMemoryService):
         user = self._user(app_name, user_id)
         if not query.strip():
             return SearchMemoryResponse()
-        try:
-            return await asyncio.wait_for(self._search(user, query), self.recall_timeout)
-        except (ValidationError, TypeError):
-            raise
-        except Exception as exc:  # hmem down, slow or failing: fail open
-            log.warning(
-                "hmem recall failed (%s: %s); the agent continues without memories",
-                type(exc).__name__,
-                exc,
-            )
-            return SearchMemoryResponse()
+        found = await fail_open(self._search(user, query), timeout=self.recall_timeout)
+        return SearchMemoryResponse() if found is None else found
 
     async def _search(self, user: str, query: str) -> SearchMemoryResponse:
         found: SearchResult = await self.port.acall(
