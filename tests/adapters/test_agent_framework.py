@@ -46,7 +46,7 @@ class ScriptedClient(BaseChatClient):
 
 async def tell_the_story(backend: Any, user: str, other: str, fake: FakeOpenAIServer) -> None:
     story.script_extractor(fake)
-    provider = HmemContextProvider(backend, user_id=user)
+    provider = HmemContextProvider(backend, user_id=user, recall_timeout=story.SLOW_CI)
     client = ScriptedClient(["Noted."] * 3 + ["Before Paris you lived in London."])
     agent = Agent(client=client, context_providers=[provider])
     await agent.run(story.EARLIER, session=agent.create_session())
@@ -67,7 +67,9 @@ async def tell_the_story(backend: Any, user: str, other: str, fake: FakeOpenAISe
     stranger_client = ScriptedClient(["I don't know."])
     stranger = Agent(
         client=stranger_client,
-        context_providers=[HmemContextProvider(backend, user_id=other, extract=False)],
+        context_providers=[
+            HmemContextProvider(backend, user_id=other, extract=False, recall_timeout=story.SLOW_CI)
+        ],
     )
     await stranger.run(story.QUESTION, session=stranger.create_session())
     assert "London" not in stranger_client.shown() and "Paris" not in stranger_client.shown()
@@ -102,9 +104,15 @@ async def _scoped_and_closed(memory: Memory, user: str, other: str) -> None:
     prompt = "## What you know about this customer"
     async with (
         HmemContextProvider(
-            memory, user_id=user, agent_id="travel", context_prompt=prompt
+            memory,
+            user_id=user,
+            agent_id="travel",
+            context_prompt=prompt,
+            recall_timeout=story.SLOW_CI,
         ) as travel,
-        HmemContextProvider(memory, user_id=user, agent_id="billing") as billing,
+        HmemContextProvider(
+            memory, user_id=user, agent_id="billing", recall_timeout=story.SLOW_CI
+        ) as billing,
     ):
         assert travel.memory_user == agent_user(user, "travel") == f"{user}.agent-travel"
         travel_client = ScriptedClient(["Noted.", "Window seat, noted."])
@@ -157,7 +165,7 @@ def test_close_backend_shuts_down_only_a_backend_the_provider_owns(config: Confi
 
 def test_a_secret_is_not_remembered_and_the_run_goes_on(memory: Memory, user_id: str) -> None:
     async def run() -> str:
-        provider = HmemContextProvider(memory, user_id=user_id)
+        provider = HmemContextProvider(memory, user_id=user_id, recall_timeout=story.SLOW_CI)
         agent = Agent(client=ScriptedClient(["Noted."]), context_providers=[provider])
         said = "My card is 4111 1111 1111 1111."
         await agent.run(said, session=agent.create_session())

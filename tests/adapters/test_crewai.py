@@ -27,7 +27,9 @@ with warnings.catch_warnings():
     from crewai import Agent, Crew, Task
     from crewai.llms.base_llm import BaseLLM
 
+    from hmem.faces.adapters._crewai_storage import RECORD
     from hmem.faces.adapters.crewai import HmemCrewMemory, hmem_tools
+from hmem.models import Fact
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -99,11 +101,22 @@ def tell_the_story(
         stranger_memory.close()
 
 
+def extracted(facts: list[Fact]) -> list[str]:
+    """The extractor's facts, not the records beside them."""
+    return [f.text for f in facts if not f.source.startswith(RECORD)]
+
+
 def test_crew_story_embedded(
     mem: Memory, user_id: str, other_user: str, fake_openai: FakeOpenAIServer
 ) -> None:
+    """With a model, the extractor's facts (London closed by Paris) come beside the
+    records CrewAI handed in (its after-task texts, kept as given), not instead."""
     tell_the_story(lambda: mem, user_id, other_user, fake_openai)
-    assert [f.text for f in mem.facts(user_id=user_id)] == [story.PARIS_FACT]
+    facts = mem.facts(user_id=user_id)
+    assert extracted(facts) == [story.PARIS_FACT]
+    records = [f.text for f in facts if f.source.startswith(RECORD)]
+    assert any(story.EARLIER in r and r.startswith("Task: ") for r in records)
+    assert any(story.MOVED in r for r in records)
     assert not Path("lancedb").exists()  # CrewAI's default store never came into play
 
 
@@ -121,7 +134,7 @@ def test_crew_story_over_http(
             lambda: AsyncClient(server.url, api_key=tenant.key), user, other, fake_openai
         )
         with Client(server.url, api_key=tenant.key) as sync:
-            assert [f.text for f in sync.facts(user_id=user)] == [story.PARIS_FACT]
+            assert extracted(sync.facts(user_id=user)) == [story.PARIS_FACT]
 
 
 def test_update_supersedes_forget_and_reset_close(mem: Memory, user_id: str) -> None:

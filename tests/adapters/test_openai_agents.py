@@ -62,7 +62,9 @@ def _seen(call: ModelCall | None) -> str:
 async def _sessions(backend: Memory | AsyncClient, maya: str, other: str) -> tuple[str, str]:
     model = _model()
     agent = Agent(name="assistant", model=model, tools=hmem_tools(backend))
-    config = RunConfig(call_model_input_filter=hmem_input_filter(backend))
+    config = RunConfig(
+        call_model_input_filter=hmem_input_filter(backend, recall_timeout=session_story.SLOW_CI)
+    )
     for said in (story.SESSION_0, story.SESSION_1, story.SESSION_2):
         await Runner.run(agent, said, context={"user_id": maya}, run_config=config)
     mine = _seen(model.last_call)
@@ -83,7 +85,9 @@ def test_two_sessions_through_the_runner(memory: Memory, user_id: str, other_use
 
 def test_a_run_without_a_user_fails_before_any_memory_is_read(memory: Memory) -> None:
     agent = Agent(name="a", model=ScriptedModel([[assistant_message("hi")]]))
-    config = RunConfig(call_model_input_filter=hmem_input_filter(memory))
+    config = RunConfig(
+        call_model_input_filter=hmem_input_filter(memory, recall_timeout=session_story.SLOW_CI)
+    )
     with pytest.raises(ValueError, match="user_id"):
         asyncio.run(Runner.run(agent, "hello", context={}, run_config=config))
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
 from collections.abc import Awaitable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeAlias, TypeVar
@@ -36,6 +37,7 @@ __all__ = [
     "memory_block",
     "missing",
     "parse_when",
+    "scoped_user",
     "tool_error",
 ]
 
@@ -81,6 +83,30 @@ def check_user(user_id: object) -> str:
     if not isinstance(user_id, str):
         raise ValidationError(f"the user id must be a string, not {type(user_id).__name__}")
     return check_user_name(user_id)
+
+
+SCOPE_MARKS = {"agent_id": ".agent-", "run_id": ".run-"}
+_SCOPE_ID = re.compile(r"[A-Za-z0-9_-]{1,48}")
+
+
+def scoped_user(user_id: str, *, agent_id: str | None = None, run_id: str | None = None) -> str:
+    """The hmem user holding one agent's (and/or one run's) memory of ``user_id``, as
+    mem0's ``agent_id`` / ``run_id`` scope it: ``<user_id>.agent-<agent_id>.run-<run_id>``
+    (each part only when given). Each id is 1-48 letters, digits, ``_`` or ``-`` (no
+    ``.``), and a ``user_id`` already holding ``.agent-`` or ``.run-`` is refused, so no
+    two scopes, and no plain user, share one hmem user. hmem's erasure erases a scope as
+    that user (``erase_user(scoped_user(...))``)."""
+    user = check_user(user_id)
+    for mark in SCOPE_MARKS.values():
+        if mark in user:
+            raise ValidationError(f"a user id holding {mark!r} is reserved for scopes")
+    for name, value in (("agent_id", agent_id), ("run_id", run_id)):
+        if value is None:
+            continue
+        if not isinstance(value, str) or not _SCOPE_ID.fullmatch(value):
+            raise ValidationError(f"an {name} is 1-48 letters, digits, '_' or '-'")
+        user += SCOPE_MARKS[name] + value
+    return check_user(user)
 
 
 def format_fact(fact: Fact) -> str:

@@ -166,12 +166,16 @@ class HmemStorage:
         for record in records:
             self.write(record)
 
-    def write(self, record: MemoryRecord, *, supersedes: str | None = None) -> str:
+    def write(
+        self, record: MemoryRecord, *, supersedes: str | None = None, infer: bool | None = None
+    ) -> str:
         """Stores one record; returns the id hmem keeps it under (the record's own, or
-        the fact it merged with)."""
+        the fact it merged with). ``infer``: hmem's plain-text inference (None: its
+        default; False beside the extractor, which reads the same words)."""
         result: WriteResult = self._call(
             "remember",
             record.content,
+            infer=infer,
             importance=_hmem_importance(record.importance),
             source=_attributes(record),
             fact_id=None if supersedes else record.id,
