@@ -17,8 +17,11 @@
 |                                     | sends the session every turn: an event is written once);  |
 |                                     | with a model, ``add`` also extracts facts beside them     |
 | ``add_events_to_memory(events)``    | the same, for a delta                                     |
-| ``add_memory(memories)``            | ``remember`` (``custom_metadata``: valid_from, valid_to,  |
-|                                     | supersedes, category, importance)                         |
+| ``add_memory(memories)``            | ``remember``: text, id, author, timestamp and             |
+|                                     | ``custom_metadata`` come back as given (at most ~180      |
+|                                     | characters of them: more is a ``ValueError``, nothing     |
+|                                     | stored); valid_from, valid_to, supersedes, category,      |
+|                                     | importance in it also give the fact its structure         |
 | ``search_memory(query)``            | ``search``, cut to ADK's relevance: entries sharing a     |
 |                                     | word with the query (ADK's own word rule: Unicode words,  |
 |                                     | CJK substrings), most shared words first, at most ``k``;  |
@@ -86,6 +89,10 @@ SOURCE = "google-adk"
 # a verbatim event's fact: its source is this prefix and a JSON envelope (event id,
 # author, role, timestamp) so that the entry comes back as ADK handed it in
 EVENT_SOURCE = f"{SOURCE}:event:"
+# an add_memory entry's fact: this prefix and a JSON envelope (entry id, author,
+# timestamp, custom_metadata) so that the entry comes back as it was added
+ENTRY_SOURCE = f"{SOURCE}:entry:"
+_SOURCE_MAX = 200  # hmem keeps a fact's source in at most 200 characters
 UserOf = Callable[[str, str], str]
 log = logging.getLogger(__name__)
 _ID_SPACE = uuid.UUID("4f0d3c2e-6a1b-5c7d-9e8f-0a1b2c3d4e5f")
@@ -282,13 +289,24 @@ class HmemMemoryService(BaseMemoryService):
         memories: Sequence[MemoryEntry],
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
+        """Each entry as one fact: its text, and its id, author, timestamp and
+        ``custom_metadata`` kept with it (they come back as given). The keys
+        ``valid_from``, ``valid_to``, ``category``, ``importance`` and ``supersedes`` also
+        give the fact its structure. An entry whose id, author, timestamp and metadata
+        take more than hmem keeps with a fact is refused (``ValueError``) before anything
+        is written."""
         user = self._user(app_name, user_id)
+        todo = []
         for entry in memories:
-            fields = _fields(entry, {**(custom_metadata or {}), **entry.custom_metadata})
-            if fields is not None:  # no structure given: hmem infers it from the words
+            meta = {**(custom_metadata or {}), **entry.custom_metadata}
+            fields = _fields(entry, meta)
+            if fields is not None:
+                fields["source"] = _entry_source(entry, meta)
                 if entry.id:
                     fields["fact_id"] = _fact_id(user, entry.id)
-                await self.port.acall("remember", fields.pop("text"), user_id=user, **fields)
+                todo.append(fields)
+        for fields in todo:  # no structure given: hmem infers it from the words
+            await self.port.acall("remember", fields.pop("text"), user_id=user, **fields)
 
     async def delete_memory(
         self, *, app_name: str, user_id: str, memory_id: str | None = None
@@ -381,8 +399,9 @@ def _turn(event: Event, text: str) -> Turn:
 
 
 def _entry(hit: Hit) -> MemoryEntry:
-    """A hit as ADK's entry: a verbatim event exactly as it was added (text, author,
-    role, id, ADK's timestamp), any other fact as its dated line and its world date;
+    """A hit as ADK's entry: a verbatim event or an ``add_memory`` entry exactly as it
+    was added (text, author, role, id, timestamp; an entry's ``custom_metadata``), any
+    other fact as its dated line and its world date;
     hmem's own reading (window, what replaced what, score) in ``custom_metadata``."""
     fact = hit.fact
     meta: dict[str, Any] = {
@@ -404,6 +423,15 @@ def _entry(hit: Hit) -> MemoryEntry:
             author=envelope.get("author"),
             timestamp=datetime.fromtimestamp(ts).isoformat() if ts else None,
             custom_metadata=meta,
+        )
+    if fact.source.startswith(ENTRY_SOURCE):
+        given = json.loads(fact.source[len(ENTRY_SOURCE) :])
+        return MemoryEntry(
+            id=given.get("id") or fact.id,
+            content=types.Content(role=given.get("role"), parts=[types.Part(text=fact.text)]),
+            author=given.get("author"),
+            timestamp=given.get("ts") or fact.valid_from.isoformat(),
+            custom_metadata={**meta, **given.get("meta", {})},  # as given, hmem's beside
         )
     return MemoryEntry(
         id=fact.id,
@@ -464,6 +492,31 @@ def _fields(entry: MemoryEntry, meta: Mapping[str, object]) -> dict[str, Any] | 
     if entry.author and entry.author != "user":
         fields["speaker"] = entry.author
     return fields
+
+
+def _entry_source(entry: MemoryEntry, meta: Mapping[str, object]) -> str:
+    """The envelope that brings an ``add_memory`` entry back as given."""
+    role = entry.content.role if entry.content else None
+    given: dict[str, Any] = {
+        "id": entry.id,
+        "author": entry.author,
+        "ts": entry.timestamp,
+        "role": role,
+    }
+    given = {k: v for k, v in given.items() if v is not None}
+    if meta:
+        given["meta"] = dict(meta)
+    try:
+        source = ENTRY_SOURCE + json.dumps(given, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"an entry's custom_metadata must be JSON: {exc}") from exc
+    if len(source) > _SOURCE_MAX:
+        raise ValueError(
+            "hmem keeps a memory entry's id, author, timestamp and custom_metadata with its "
+            f"fact in at most {_SOURCE_MAX - len(ENTRY_SOURCE)} characters of JSON; these "
+            f"take {len(source) - len(ENTRY_SOURCE)}: nothing was stored"
+        )
+    return source
 
 
 def _entry_time(timestamp: str | None) -> datetime | None:
