@@ -182,6 +182,29 @@ def test_read_only_update_writes_nothing(mem: Memory, user_id: str) -> None:
         memory.close()
 
 
+def test_long_attributes_are_kept_in_full(mem: Memory, user_id: str) -> None:
+    """Metadata beyond what a fact's source holds (200 characters) is kept in full
+    (as JSON in the fact's text) and the record comes back exactly as given."""
+    memory = HmemCrewMemory(backend=mem, user_id=user_id, extract=False)
+    try:
+        record = memory.remember(
+            "The billing service moves to PostgreSQL.",
+            scope="/project/billing",
+            metadata={"minutes": "m" * 400, "attendees": ["ana", "bo"]},
+            source="architect",
+        )
+        assert record is not None
+        [stored] = memory.list_records()
+        assert stored.model_dump(exclude={"last_accessed", "created_at"}) == record.model_dump(
+            exclude={"last_accessed", "created_at"}
+        )
+        [match] = memory.recall("billing PostgreSQL", scope="/project", limit=3)
+        assert match.record.content == record.content
+        assert match.record.metadata == record.metadata
+    finally:
+        memory.close()
+
+
 def test_records_come_back_as_given(mem: Memory, user_id: str, other_user: str) -> None:
     memory = HmemCrewMemory(backend=mem, user_id=user_id, extract=False)
     stranger = HmemCrewMemory(backend=mem, user_id=other_user, extract=False)

@@ -31,8 +31,9 @@ they were given. What hmem changes, and adds:
 
 Facts hmem learnt otherwise (its extractor, another face) are records of scope ``/``
 whose content is hmem's dated line (when true; replaced or not). A record's attributes
-are kept with the fact in at most 200 characters (a longer ``metadata``: ``ValueError``,
-nothing stored); ``last_accessed`` is refreshed in this process. The write policy holds:
+are kept with the fact in full: in its source when they fit hmem's 200 characters,
+else as JSON in its text beside the content (that record's search text then carries
+them too); ``last_accessed`` is refreshed in this process. The write policy holds:
 a secret is refused with ``hmem.errors.PolicyRefusal`` and nothing is stored.
 
 The user is ``user_id``, fixed when the memory is built; no tool or model picks it.
