@@ -46,20 +46,17 @@ with the ``services.yaml`` of ``examples/google_adk/`` (ADK builds
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
 import logging
 import os
-import re
-import unicodedata
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from hmem.errors import NotFoundError, PolicyRefusal, ValidationError
+from hmem.errors import NotFoundError, PolicyRefusal
+from hmem.faces.adapters._adk_names import by_app, shared_words, user_name, words_of
 from hmem.faces.adapters._core import (
     RECALL_TIMEOUT,
     Backend,
@@ -70,7 +67,6 @@ from hmem.faces.adapters._core import (
     parse_when,
 )
 from hmem.faces.adapters._turns import Turn, TurnWriter, hit_line
-from hmem.graph.apikeys import USER_ID_PATTERN
 from hmem.recall.models import Hit, SearchResult
 
 try:
@@ -96,54 +92,6 @@ _SOURCE_MAX = 200  # hmem keeps a fact's source in at most 200 characters
 UserOf = Callable[[str, str], str]
 log = logging.getLogger(__name__)
 _ID_SPACE = uuid.UUID("4f0d3c2e-6a1b-5c7d-9e8f-0a1b2c3d4e5f")
-_VALID_USER = re.compile(USER_ID_PATTERN)
-_KEEP = re.compile(r"[A-Za-z0-9.@-]")
-
-
-def _escape(text: str) -> str:
-    """``text`` in hmem's user-name alphabet, one-to-one: ``_`` and every character
-    outside it become ``_`` + two hex digits, ``_u`` + four or ``_U`` + six."""
-    out = []
-    for char in text:
-        if _KEEP.fullmatch(char):
-            out.append(char)
-            continue
-        code = ord(char)
-        out.append(
-            f"_{code:02x}"
-            if code < 0x100
-            else f"_u{code:04x}"
-            if code < 0x10000
-            else f"_U{code:06x}"
-        )
-    return "".join(out)
-
-
-def _fit(name: str) -> str:
-    """A mapped name within hmem's 128 characters: a readable head and a SHA-256 tail
-    (``_h`` marks it; no escape starts with ``h``)."""
-    if len(name) <= 128:
-        return name
-    return f"{name[:90]}_h{hashlib.sha256(name.encode()).hexdigest()[:32]}"
-
-
-def user_name(user_id: str) -> str:
-    """The hmem user of ADK's ``user_id``: the id itself when hmem takes it as a user
-    name and it has no ``_``; otherwise ``adk_`` + the id escaped (``user:42`` ->
-    ``adk_user_3a42``). One-to-one: an unchanged id has no ``_``, a mapped one starts
-    with ``adk_`` and decodes back to its id."""
-    if not isinstance(user_id, str):
-        raise ValidationError(f"the user id must be a string, not {type(user_id).__name__}")
-    if "_" not in user_id and _VALID_USER.fullmatch(user_id):
-        return user_id
-    return _fit(f"adk_{_escape(user_id)}")
-
-
-def by_app(app_name: str, user_id: str) -> str:
-    """The user's memory within one ADK app (``scope_by_app=True``): ``adk_`` + app +
-    ``__`` + user, both escaped (an escaped part never holds ``__``, so no app/user pair
-    aliases another: ``("app/x", "u")`` and ``("app", "x/u")`` stay apart)."""
-    return _fit(f"adk_{_escape(app_name)}__{_escape(user_id)}")
 
 
 def _same_user(app_name: str, user_id: str) -> str:
@@ -337,10 +285,10 @@ class HmemMemoryService(BaseMemoryService):
         found: SearchResult = await self.port.acall(
             "search", query, user_id=user, k=self.candidates
         )
-        words = _words(query)
+        words = words_of(query)
         scored: list[tuple[tuple[float, ...], Hit]] = []
         for hit in found.hits:  # a replaced fact too, when hmem finds it relevant
-            shared = _shared_words(words, hit.fact.text)
+            shared = shared_words(words, hit.fact.text)
             similar = hit.raw.get("dense", 0.0)
             if shared:  # ADK's rule: most shared words first, then in the order told
                 scored.append(((0, -shared, hit.fact.ingested_at.timestamp()), hit))
@@ -443,31 +391,6 @@ def _entry(hit: Hit) -> MemoryEntry:
         timestamp=fact.valid_from.isoformat(),
         custom_metadata=meta,
     )
-
-
-def _is_latin(char: str) -> bool:
-    if char.isascii():
-        return char.isalnum() or char == "_"
-    return unicodedata.name(char, "").startswith("LATIN")
-
-
-def _words(text: str) -> set[str]:
-    """ADK's words of a text (its ``InMemoryMemoryService``): Unicode ``\\w+`` tokens,
-    NFC, lower case."""
-    return {word.lower() for word in re.findall(r"\w+", unicodedata.normalize("NFC", text))}
-
-
-def _shared_words(query_words: set[str], text: str) -> int:
-    """How many query words a text has, as ADK counts them: a word of the text, or of
-    one script inside a mixed token (``私はPythonを`` has ``python``), or for a word
-    not in ASCII (Chinese, Japanese: no spaces) a substring of the text."""
-    words = _words(text)
-    for word in list(words):
-        if not word.isascii():
-            for _, group in itertools.groupby(word, _is_latin):
-                words.add("".join(group))
-    lowered = unicodedata.normalize("NFC", text).lower()
-    return sum(1 for q in query_words if q in words or (not q.isascii() and q in lowered))
 
 
 def _fields(entry: MemoryEntry, meta: Mapping[str, object]) -> dict[str, Any] | None:
