@@ -22,6 +22,7 @@ from typing import Any
 from neo4j import Driver
 
 from hmem import AsyncClient, Config, Memory
+from hmem.models import Fact
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
 
@@ -40,6 +41,18 @@ def last_month_start(today: date | None = None) -> date:
 def expected_dates() -> tuple[str, str]:
     """London's start, and the move (London's end, Paris's start)."""
     return "2024-05-01", last_month_start().isoformat()
+
+
+SLOW_CI = 120  # recall_timeout in tests: a first search on a loaded CI runner takes seconds
+UNREACHABLE_NEO4J = "bolt://127.0.0.1:1"  # nothing listens there: Neo4j down, for real
+
+
+def neo4j_down(config: Config, fake: FakeOpenAIServer, queue: Path) -> Config:
+    """``model_config`` on a Neo4j that is not there (connections refused): a write
+    ``add(background=True)`` is queued, every read fails with StoreUnavailableError."""
+    return Config(
+        **{**model_config(config, fake, queue).model_dump(), "neo4j_uri": UNREACHABLE_NEO4J}
+    )
 
 
 def model_config(config: Config, fake: FakeOpenAIServer, queue: Path) -> Config:
@@ -128,15 +141,18 @@ def over_http(
     fake: FakeOpenAIServer,
     tmp: Path,
     tell: Callable[[AsyncClient, str, str], Awaitable[None]],
+    extracted: Callable[[list[Fact]], list[str]] = lambda facts: [f.text for f in facts],
 ) -> None:
     """The story told by ``tell(client, user, other)`` through the HTTP API with an
-    ``AsyncClient`` (``api``): afterwards the user's one current fact is Paris."""
+    ``AsyncClient`` (``api``): afterwards the user's one current extracted fact is Paris
+    (``extracted``: the texts of the extractor's facts, for an adapter that keeps the
+    verbatim turns beside them)."""
     with api(config, driver, memory, fake, tmp) as (server, tenant):
         user, other = tenant.user("maya"), tenant.user("sam")
 
         async def run() -> None:
             async with AsyncClient(server.url, api_key=tenant.key) as client:
                 await tell(client, user, other)
-                assert [f.text for f in await client.facts(user_id=user)] == [PARIS_FACT]
+                assert extracted(await client.facts(user_id=user)) == [PARIS_FACT]
 
         asyncio.run(run())

@@ -4,6 +4,7 @@ HmemContextProvider, over hmem on a real Neo4j: embedded and over HTTP."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,7 @@ class ScriptedClient(BaseChatClient):
 
 async def tell_the_story(backend: Any, user: str, other: str, fake: FakeOpenAIServer) -> None:
     story.script_extractor(fake)
-    provider = HmemContextProvider(backend, user_id=user)
+    provider = HmemContextProvider(backend, user_id=user, recall_timeout=story.SLOW_CI)
     client = ScriptedClient(["Noted."] * 3 + ["Before Paris you lived in London."])
     agent = Agent(client=client, context_providers=[provider])
     await agent.run(story.EARLIER, session=agent.create_session())
@@ -66,7 +67,9 @@ async def tell_the_story(backend: Any, user: str, other: str, fake: FakeOpenAISe
     stranger_client = ScriptedClient(["I don't know."])
     stranger = Agent(
         client=stranger_client,
-        context_providers=[HmemContextProvider(backend, user_id=other, extract=False)],
+        context_providers=[
+            HmemContextProvider(backend, user_id=other, extract=False, recall_timeout=story.SLOW_CI)
+        ],
     )
     await stranger.run(story.QUESTION, session=stranger.create_session())
     assert "London" not in stranger_client.shown() and "Paris" not in stranger_client.shown()
@@ -101,9 +104,15 @@ async def _scoped_and_closed(memory: Memory, user: str, other: str) -> None:
     prompt = "## What you know about this customer"
     async with (
         HmemContextProvider(
-            memory, user_id=user, agent_id="travel", context_prompt=prompt
+            memory,
+            user_id=user,
+            agent_id="travel",
+            context_prompt=prompt,
+            recall_timeout=story.SLOW_CI,
         ) as travel,
-        HmemContextProvider(memory, user_id=user, agent_id="billing") as billing,
+        HmemContextProvider(
+            memory, user_id=user, agent_id="billing", recall_timeout=story.SLOW_CI
+        ) as billing,
     ):
         assert travel.memory_user == agent_user(user, "travel") == f"{user}.agent-travel"
         travel_client = ScriptedClient(["Noted.", "Window seat, noted."])
@@ -156,7 +165,7 @@ def test_close_backend_shuts_down_only_a_backend_the_provider_owns(config: Confi
 
 def test_a_secret_is_not_remembered_and_the_run_goes_on(memory: Memory, user_id: str) -> None:
     async def run() -> str:
-        provider = HmemContextProvider(memory, user_id=user_id)
+        provider = HmemContextProvider(memory, user_id=user_id, recall_timeout=story.SLOW_CI)
         agent = Agent(client=ScriptedClient(["Noted."]), context_providers=[provider])
         said = "My card is 4111 1111 1111 1111."
         await agent.run(said, session=agent.create_session())
@@ -165,3 +174,28 @@ def test_a_secret_is_not_remembered_and_the_run_goes_on(memory: Memory, user_id:
 
     assert asyncio.run(run()) == "Noted."
     assert [f.text for f in memory.facts(user_id=user_id)] == ["I live in Lyon."]
+
+
+def test_hmem_down_the_run_goes_on_without_memories(
+    config: Config, fake_openai: FakeOpenAIServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Neo4j unreachable (nothing listens at its address): before_run's recall fails
+    open (no memory message, a warning), the turns are queued (background=True), and
+    the agent answers."""
+    down = story.neo4j_down(config, fake_openai, tmp_path / "q.sqlite3")
+
+    async def run() -> None:
+        with Memory(down) as memory:
+            provider = HmemContextProvider(
+                memory, user_id="maya", background=True, recall_timeout=30
+            )
+            client = ScriptedClient(["Noted."])
+            agent = Agent(client=client, context_providers=[provider])
+            answer = await agent.run("I moved to Paris.", session=agent.create_session())
+            assert answer.text == "Noted."
+            assert not any(m.text.startswith(HEADER) for m in client.seen[-1])
+            assert memory.ingest.queue.pending() == 1
+
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(run())
+    assert any("hmem recall failed (StoreUnavailableError" in r.message for r in caplog.records)

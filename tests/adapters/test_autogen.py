@@ -136,13 +136,18 @@ def test_content_types_and_metadata_come_back_as_given(memory: Memory, user_id: 
         assert back[0].metadata == {"n": 1, "w": 0.5, "ok": True} and back[1].metadata == {}
         with pytest.raises(ValueError, match="JSON content must be a dict"):
             await store.add(MemoryContent(content="not a dict", mime_type=MemoryMimeType.JSON))
-        with pytest.raises(ValueError, match="metadata too large"):
-            await store.add(
-                MemoryContent(content="x", mime_type=MemoryMimeType.TEXT, metadata={"k": "v" * 300})
-            )
+        # metadata beyond what a fact's source holds: kept in full all the same
+        long = MemoryContent(
+            content="a long-noted item",
+            mime_type=MemoryMimeType.MARKDOWN,
+            metadata={"k": "v" * 300, "n": [1, 2]},
+        )
+        await store.add(long)
+        found = (await store.query("a long-noted item")).results
+        assert [r for r in found if r.content == long.content] == [long]
 
     asyncio.run(run())
-    assert len(memory.facts(user_id=user_id)) == len(items)  # the refused ones: nothing
+    assert len(memory.facts(user_id=user_id)) == len(items) + 1  # the refused one: nothing
 
 
 def test_k_thresholds_and_sequential_per_query(memory: Memory, user_id: str) -> None:

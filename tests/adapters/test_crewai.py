@@ -27,7 +27,9 @@ with warnings.catch_warnings():
     from crewai import Agent, Crew, Task
     from crewai.llms.base_llm import BaseLLM
 
+    from hmem.faces.adapters._crewai_storage import RECORD
     from hmem.faces.adapters.crewai import HmemCrewMemory, hmem_tools
+from hmem.models import Fact
 from tests.adapters import _session_story as story
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -94,16 +96,30 @@ def tell_the_story(
         stranger = ScriptedLLM(model="scripted")
         kickoff(stranger_memory, stranger, story.QUESTION)
         assert "London" not in stranger.prompts[0] and "Paris" not in stranger.prompts[0]
-        assert stranger_memory.recall("London Paris") == []
+        # only the stranger's own record (its question, kept as CrewAI handed it in)
+        found = [m.record.content for m in stranger_memory.recall("London Paris")]
+        assert not any("London" in c or "Paris" in c for c in found), found
+        assert all(story.QUESTION in c for c in found), found
     finally:
         stranger_memory.close()
+
+
+def extracted(facts: list[Fact]) -> list[str]:
+    """The extractor's facts, not the records beside them."""
+    return [f.text for f in facts if not f.source.startswith(RECORD)]
 
 
 def test_crew_story_embedded(
     mem: Memory, user_id: str, other_user: str, fake_openai: FakeOpenAIServer
 ) -> None:
+    """With a model, the extractor's facts (London closed by Paris) come beside the
+    records CrewAI handed in (its after-task texts, kept as given), not instead."""
     tell_the_story(lambda: mem, user_id, other_user, fake_openai)
-    assert [f.text for f in mem.facts(user_id=user_id)] == [story.PARIS_FACT]
+    facts = mem.facts(user_id=user_id)
+    assert extracted(facts) == [story.PARIS_FACT]
+    records = [f.text for f in facts if f.source.startswith(RECORD)]
+    assert any(story.EARLIER in r and r.startswith("Task: ") for r in records)
+    assert any(story.MOVED in r for r in records)
     assert not Path("lancedb").exists()  # CrewAI's default store never came into play
 
 
@@ -121,7 +137,7 @@ def test_crew_story_over_http(
             lambda: AsyncClient(server.url, api_key=tenant.key), user, other, fake_openai
         )
         with Client(server.url, api_key=tenant.key) as sync:
-            assert [f.text for f in sync.facts(user_id=user)] == [story.PARIS_FACT]
+            assert extracted(sync.facts(user_id=user)) == [story.PARIS_FACT]
 
 
 def test_update_supersedes_forget_and_reset_close(mem: Memory, user_id: str) -> None:
@@ -162,6 +178,29 @@ def test_read_only_update_writes_nothing(mem: Memory, user_id: str) -> None:
         assert [f.text for f in mem.facts(user_id=user_id, include_closed=True)] == ["original"]
         assert memory.remember("more") is None and memory.remember_many(["more"]) == []
         assert [r.content for r in memory.list_records()] == ["original"]
+    finally:
+        memory.close()
+
+
+def test_long_attributes_are_kept_in_full(mem: Memory, user_id: str) -> None:
+    """Metadata beyond what a fact's source holds (200 characters) is kept in full
+    (as JSON in the fact's text) and the record comes back exactly as given."""
+    memory = HmemCrewMemory(backend=mem, user_id=user_id, extract=False)
+    try:
+        record = memory.remember(
+            "The billing service moves to PostgreSQL.",
+            scope="/project/billing",
+            metadata={"minutes": "m" * 400, "attendees": ["ana", "bo"]},
+            source="architect",
+        )
+        assert record is not None
+        [stored] = memory.list_records()
+        assert stored.model_dump(exclude={"last_accessed", "created_at"}) == record.model_dump(
+            exclude={"last_accessed", "created_at"}
+        )
+        [match] = memory.recall("billing PostgreSQL", scope="/project", limit=3)
+        assert match.record.content == record.content
+        assert match.record.metadata == record.metadata
     finally:
         memory.close()
 

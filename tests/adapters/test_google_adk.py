@@ -275,6 +275,43 @@ def test_add_memory_delete_memory_close(mem: Memory, user_id: str) -> None:
     assert mem.restore(closed.id, user_id=user_id).is_open  # restorable, not erased
 
 
+def test_add_memory_entries_come_back_as_given(mem: Memory, user_id: str) -> None:
+    """An add_memory entry's text, id, author, role, timestamp and custom_metadata come
+    back as given (hmem's reading beside, under its own keys); metadata beyond what
+    hmem keeps with a fact is refused before anything is written."""
+    service = HmemMemoryService(mem, recall_timeout=SLOW_CI)
+    given = MemoryEntry(
+        id="m-1",
+        author="travel-agent",
+        timestamp="2025-02-01T10:00:00",
+        content=types.Content(role="model", parts=[types.Part(text="Maya's flat is in Lyon.")]),
+        custom_metadata={"topic": "home", "tags": ["flat", 2], "valid_from": "2025-02-01T00:00Z"},
+    )
+    too_much = MemoryEntry(
+        content=types.Content(parts=[types.Part(text="Maya likes long notes.")]),
+        custom_metadata={"note": "x" * 200},
+    )
+
+    async def run() -> None:
+        await service.add_memory(app_name=APP, user_id=user_id, memories=[given])
+        found = await service.search_memory(app_name=APP, user_id=user_id, query="Lyon")
+        [entry] = found.memories
+        assert (entry.id, entry.author, entry.timestamp) == (
+            "m-1",
+            "travel-agent",
+            "2025-02-01T10:00:00",
+        )
+        assert entry.content == given.content
+        assert {k: entry.custom_metadata[k] for k in given.custom_metadata} == given.custom_metadata
+        assert entry.custom_metadata["hmem_fact_id"]  # hmem's reading, beside
+        with pytest.raises(ValueError, match="nothing was stored"):
+            await service.add_memory(app_name=APP, user_id=user_id, memories=[given, too_much])
+
+    asyncio.run(run())
+    [fact] = mem.facts(user_id=user_id)
+    assert fact.text == "Maya's flat is in Lyon." and fact.valid_from.year == 2025
+
+
 def event(
     text: str, *, author: str = "user", event_id: str | None = None, ts: float = 1.0e9
 ) -> Event:
@@ -441,6 +478,38 @@ def test_recall_is_time_boxed_and_fails_open(caplog: pytest.LogCaptureFixture) -
     finally:
         silent.close()
     assert sum("hmem recall failed" in r.message for r in caplog.records) == 2
+
+
+def test_recall_fails_open_when_neo4j_is_unreachable(
+    config: Config, fake_openai: FakeOpenAIServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Embedded hmem whose Neo4j is not there (nothing listens at its address): the
+    search answers with no memories and a warning, so the preload_memory tool gives
+    the model nothing and the agent's turn goes on. (Writing a session stays loud:
+    add_session_to_memory raises StoreUnavailableError, nothing is dropped silently.)"""
+    down = story.neo4j_down(config, fake_openai, tmp_path / "q.sqlite3")
+
+    async def run() -> None:
+        with Memory(down) as memory:
+            service = HmemMemoryService(memory)
+            found = await service.search_memory(app_name=APP, user_id="maya", query="tea")
+            assert found.memories == []
+            llm = ScriptedLlm(script=[say("Noted.")])
+            agent = LlmAgent(name="assistant", model=llm, tools=[preload_memory])
+            runner = Runner(
+                agent=agent,
+                app_name=APP,
+                session_service=InMemorySessionService(),
+                memory_service=service,
+            )
+            session = await new_session(runner, "maya")
+            assert await turn(runner, "maya", session, "What tea do I like?") == "Noted."
+            assert "<PAST_CONVERSATIONS>" not in llm.last_input()
+
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(run())
+    failed = [r.message for r in caplog.records if "hmem recall failed" in r.message]
+    assert len(failed) == 2 and all("StoreUnavailableError" in m for m in failed)
 
 
 def test_services_yaml_gives_adk_an_hmem_uri(monkeypatch: pytest.MonkeyPatch) -> None:

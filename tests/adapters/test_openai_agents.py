@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
+import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from neo4j import Driver
 
 from hmem import AsyncClient, Config, Memory
 from hmem.faces.adapters.openai_agents import HmemSession, hmem_input_filter, hmem_tools
+from tests.adapters import _session_story as session_story
 from tests.adapters import _story as story
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
@@ -58,7 +62,9 @@ def _seen(call: ModelCall | None) -> str:
 async def _sessions(backend: Memory | AsyncClient, maya: str, other: str) -> tuple[str, str]:
     model = _model()
     agent = Agent(name="assistant", model=model, tools=hmem_tools(backend))
-    config = RunConfig(call_model_input_filter=hmem_input_filter(backend))
+    config = RunConfig(
+        call_model_input_filter=hmem_input_filter(backend, recall_timeout=session_story.SLOW_CI)
+    )
     for said in (story.SESSION_0, story.SESSION_1, story.SESSION_2):
         await Runner.run(agent, said, context={"user_id": maya}, run_config=config)
     mine = _seen(model.last_call)
@@ -79,7 +85,9 @@ def test_two_sessions_through_the_runner(memory: Memory, user_id: str, other_use
 
 def test_a_run_without_a_user_fails_before_any_memory_is_read(memory: Memory) -> None:
     agent = Agent(name="a", model=ScriptedModel([[assistant_message("hi")]]))
-    config = RunConfig(call_model_input_filter=hmem_input_filter(memory))
+    config = RunConfig(
+        call_model_input_filter=hmem_input_filter(memory, recall_timeout=session_story.SLOW_CI)
+    )
     with pytest.raises(ValueError, match="user_id"):
         asyncio.run(Runner.run(agent, "hello", context={}, run_config=config))
 
@@ -242,3 +250,52 @@ def test_round_trip_over_http_with_async_client(server: LiveServer, tenant: Tena
     mine, theirs = asyncio.run(run())
     story.assert_story(mine)
     story.assert_nothing_of_maya(theirs)
+
+
+def test_hmem_down_or_hanging_the_run_goes_on_without_memories(
+    config: Config, fake_openai: FakeOpenAIServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The input filter's recall is time-boxed and fails open. Neo4j unreachable
+    (nothing listens at its address): the model's input is the run's own, the session
+    keeps the history and queues the turns (background=True), the run answers. An API
+    that accepts and never answers: the filter gives up after recall_timeout."""
+    down = session_story.neo4j_down(config, fake_openai, tmp_path / "q.sqlite3")
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+
+    async def run() -> None:
+        with Memory(down) as memory:
+            model = ScriptedModel([[assistant_message("Noted.")]])
+            session = HmemSession(SQLiteSession("s-down", str(tmp_path / "h.sqlite3")), memory)
+            config = RunConfig(call_model_input_filter=hmem_input_filter(memory))
+            result = await Runner.run(
+                Agent(name="a", model=model),
+                "I moved to Paris.",
+                session=session,
+                context={"user_id": "maya"},
+                run_config=config,
+            )
+            assert result.final_output == "Noted."
+            assert model.last_call is not None
+            assert model.last_call.input == [{"role": "user", "content": "I moved to Paris."}]
+            assert memory.ingest.queue.pending() == 1
+        port = silent.getsockname()[1]
+        async with AsyncClient(f"http://127.0.0.1:{port}", api_key="hmem_x") as hanging:
+            model = ScriptedModel([[assistant_message("Hello.")]])
+            config = RunConfig(
+                call_model_input_filter=hmem_input_filter(hanging, recall_timeout=0.5)
+            )
+            started = time.monotonic()
+            result = await Runner.run(
+                Agent(name="a", model=model), "Hi.", context={"user_id": "maya"}, run_config=config
+            )
+            assert result.final_output == "Hello." and time.monotonic() - started < 10
+
+    try:
+        with caplog.at_level(logging.WARNING):
+            asyncio.run(run())
+    finally:
+        silent.close()
+    failed = [r.message for r in caplog.records if "hmem recall failed" in r.message]
+    assert len(failed) == 2 and "StoreUnavailableError" in failed[0]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Sequence
+import logging
+import re
+from collections.abc import Awaitable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeAlias, TypeVar
 
@@ -26,18 +28,24 @@ from hmem.models import Fact, FactHistory, SupersedeReason, WriteResult
 from hmem.recall.models import SearchResult
 
 __all__ = [
+    "RECALL_TIMEOUT",
     "Backend",
     "Port",
     "check_user",
+    "fail_open",
     "format_fact",
     "memory_block",
     "missing",
     "parse_when",
+    "scoped_user",
     "tool_error",
 ]
 
 Backend: TypeAlias = Memory | AsyncMemory | Client | AsyncClient
 T = TypeVar("T")
+RECALL_TIMEOUT = 10.0  # seconds a recall on an agent's run path may take
+
+_log = logging.getLogger("hmem.faces.adapters")
 
 MEMORY_HEADER = "What hmem remembers about the user (dated; [replaced] = no longer true):"
 NOTHING = "Nothing is remembered about that yet."
@@ -51,11 +59,54 @@ def missing(framework: str, extra: str) -> ImportError:
     )
 
 
+async def fail_open(call: Awaitable[T], *, timeout: float, what: str = "recall") -> T | None:
+    """A recall on an agent's run path, time-boxed: hmem down (Neo4j stopped, the API
+    unreachable), slow or failing answers None within ``timeout`` seconds and logs why
+    (never the query), so the run goes on without memories. A caller's mistake (a bad
+    user id, a wrong type) is still raised."""
+    try:
+        return await asyncio.wait_for(call, timeout)
+    except (ValidationError, TypeError):
+        raise
+    except Exception as exc:  # hmem down, slow or failing: fail open
+        _log.warning(
+            "hmem %s failed (%s: %s); the agent continues without memories",
+            what,
+            type(exc).__name__,
+            exc,
+        )
+        return None
+
+
 def check_user(user_id: object) -> str:
     """A user id taken from the framework's identity, checked as the API checks it."""
     if not isinstance(user_id, str):
         raise ValidationError(f"the user id must be a string, not {type(user_id).__name__}")
     return check_user_name(user_id)
+
+
+SCOPE_MARKS = {"agent_id": ".agent-", "run_id": ".run-"}
+_SCOPE_ID = re.compile(r"[A-Za-z0-9_-]{1,48}")
+
+
+def scoped_user(user_id: str, *, agent_id: str | None = None, run_id: str | None = None) -> str:
+    """The hmem user holding one agent's (and/or one run's) memory of ``user_id``, as
+    mem0's ``agent_id`` / ``run_id`` scope it: ``<user_id>.agent-<agent_id>.run-<run_id>``
+    (each part only when given). Each id is 1-48 letters, digits, ``_`` or ``-`` (no
+    ``.``), and a ``user_id`` already holding ``.agent-`` or ``.run-`` is refused, so no
+    two scopes, and no plain user, share one hmem user. hmem's erasure erases a scope as
+    that user (``erase_user(scoped_user(...))``)."""
+    user = check_user(user_id)
+    for mark in SCOPE_MARKS.values():
+        if mark in user:
+            raise ValidationError(f"a user id holding {mark!r} is reserved for scopes")
+    for name, value in (("agent_id", agent_id), ("run_id", run_id)):
+        if value is None:
+            continue
+        if not isinstance(value, str) or not _SCOPE_ID.fullmatch(value):
+            raise ValidationError(f"an {name} is 1-48 letters, digits, '_' or '-'")
+        user += SCOPE_MARKS[name] + value
+    return check_user(user)
 
 
 def format_fact(fact: Fact, now: datetime | None = None) -> str:

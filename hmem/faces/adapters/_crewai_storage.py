@@ -86,8 +86,14 @@ def _hmem_importance(importance: float) -> int:
     return max(1, min(10, round(importance * 10)))
 
 
-def _attributes(record: MemoryRecord) -> str:
-    """The record's CrewAI attributes as the fact's source (only those not default)."""
+RECORD_IN_TEXT = f"{RECORD}+"  # attributes beyond a source's 200 characters: in the text
+
+
+def _encode(record: MemoryRecord) -> tuple[str, str]:
+    """(the fact's text, its source) for a record: its content, and its CrewAI
+    attributes (only those not default) in the source; attributes that take more than
+    hmem keeps in a source (200 characters) go into the text with the content, as JSON,
+    so they are kept in full (that record's text then also carries them for search)."""
     values = {
         "scope": record.scope,
         "categories": record.categories,
@@ -97,13 +103,24 @@ def _attributes(record: MemoryRecord) -> str:
         "private": record.private,
     }
     kept = {k: v for k, v in values.items() if v != _DEFAULTS[k]}
-    source = f"{RECORD} {json.dumps(kept, separators=(',', ':'))}" if kept else RECORD
-    if len(source) > 200:
-        raise ValueError(
-            "a CrewAI record's scope, categories, metadata and source are kept with the "
-            f"hmem fact in at most 200 characters; these take {len(source)}: {source[:80]}..."
-        )
-    return source
+    try:
+        source = f"{RECORD} {json.dumps(kept, separators=(',', ':'))}" if kept else RECORD
+    except TypeError as exc:
+        raise ValueError(f"a CrewAI record's metadata must be JSON values: {exc}") from exc
+    if len(source) <= 200:
+        return record.content, source
+    text = json.dumps({"content": record.content, "attributes": kept}, ensure_ascii=False)
+    return text, RECORD_IN_TEXT
+
+
+def _decode(fact: Fact) -> tuple[str, dict[str, Any]] | None:
+    """(content, attributes) of a record CrewAI handed in, else None."""
+    if fact.source == RECORD_IN_TEXT:
+        given = json.loads(fact.text)
+        return given["content"], given["attributes"]
+    if fact.source.startswith(RECORD):
+        return fact.text, json.loads(fact.source[len(RECORD) :] or "{}")
+    return None
 
 
 class HmemStorage:
@@ -132,8 +149,10 @@ class HmemStorage:
         a fact hmem learnt otherwise (its extractor, another face) as hmem's dated line."""
         attrs: dict[str, Any] = dict(_DEFAULTS)
         content = fact.text
-        if fact.source.startswith(RECORD):
-            attrs.update(json.loads(fact.source[len(RECORD) :] or "{}"))
+        given = _decode(fact)
+        if given is not None:
+            content = given[0]
+            attrs.update(given[1])
         else:
             attrs["importance"] = fact.importance / 10
             attrs["source"] = fact.speaker
@@ -166,14 +185,19 @@ class HmemStorage:
         for record in records:
             self.write(record)
 
-    def write(self, record: MemoryRecord, *, supersedes: str | None = None) -> str:
+    def write(
+        self, record: MemoryRecord, *, supersedes: str | None = None, infer: bool | None = None
+    ) -> str:
         """Stores one record; returns the id hmem keeps it under (the record's own, or
-        the fact it merged with)."""
+        the fact it merged with). ``infer``: hmem's plain-text inference (None: its
+        default; False beside the extractor, which reads the same words)."""
+        text, source = _encode(record)
         result: WriteResult = self._call(
             "remember",
-            record.content,
+            text,
+            infer=infer,
             importance=_hmem_importance(record.importance),
-            source=_attributes(record),
+            source=source,
             fact_id=None if supersedes else record.id,
             supersedes=[supersedes] if supersedes else [],
             observed_at=record.created_at.replace(tzinfo=UTC) if supersedes is None else None,

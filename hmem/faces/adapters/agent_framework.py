@@ -12,7 +12,8 @@
 |-----------------|-------------------------------------------------------------------------|
 | ``before_run``  | ``search`` with the input text → a user-role message: ``context_prompt``|
 |                 | then the dated facts (``context.extend_messages``), as the first-party  |
-|                 | Mem0 provider does                                                      |
+|                 | Mem0 provider does. Time-boxed (``recall_timeout``): hmem down or slow  |
+|                 | = no memories and a warning, never a failed run                         |
 | ``after_run``   | ``add`` of the input and response messages not sent before, with the    |
 |                 | session's id (model-free: the user's turns as said)                     |
 | ``aclose`` /    | closes the backend only when ``close_backend=True`` (the provider made  |
@@ -34,7 +35,14 @@ from types import TracebackType
 from typing import Any, Self
 
 from hmem.errors import ValidationError
-from hmem.faces.adapters._core import Backend, Port, check_user, missing
+from hmem.faces.adapters._core import (
+    RECALL_TIMEOUT,
+    Backend,
+    Port,
+    check_user,
+    fail_open,
+    missing,
+)
 from hmem.faces.adapters._turns import Turn, TurnWriter, dated_lines, write_unrefused
 from hmem.recall.models import SearchResult
 
@@ -83,6 +91,7 @@ class HmemContextProvider(ContextProvider):
         extract: bool | None = None,
         background: bool = False,
         close_backend: bool = False,
+        recall_timeout: float = RECALL_TIMEOUT,
     ) -> None:
         super().__init__(source_id)
         self.user_id = check_user(user_id)
@@ -93,6 +102,7 @@ class HmemContextProvider(ContextProvider):
         self.context_prompt = context_prompt
         self.port = Port(backend)
         self.k = k
+        self.recall_timeout = recall_timeout
         self.writer = TurnWriter(self.port, source=SOURCE, extract=extract, background=background)
         self.close_backend = close_backend
         self.closed = False
@@ -132,10 +142,11 @@ class HmemContextProvider(ContextProvider):
         query = " ".join(m.text for m in context.input_messages if m.role == "user" and m.text)
         if not query.strip():
             return
-        found: SearchResult = await self.port.acall(
-            "search", query, user_id=self.memory_user, k=self.k
+        found: SearchResult | None = await fail_open(
+            self.port.acall("search", query, user_id=self.memory_user, k=self.k),
+            timeout=self.recall_timeout,
         )
-        if found.hits:
+        if found is not None and found.hits:
             lines = "\n".join(f"- {line}" for line in dated_lines(found))
             text = f"{self.context_prompt}\n{lines}"
             context.extend_messages(self.source_id, [Message("user", [text])])

@@ -27,8 +27,9 @@
 Each result's ``metadata`` is the one given, plus (``annotate=True``, as
 ``ChromaDBVectorMemory`` does) ``score``, ``id`` (hmem's fact id) and ``valid_from``;
 ``annotate=False`` returns exactly the metadata given (as ``RedisMemory``). The envelope
-(mime type and metadata) is kept in the fact's ``source``: up to about 180 characters
-of metadata as JSON; more is refused with ``ValueError`` (nothing stored). A secret
+(mime type and metadata) is kept in the fact's ``source`` when it fits hmem's 200
+characters, else the metadata goes, as JSON, into the fact's text beside the content
+(kept in full; that item's search text then carries it too). A secret
 (hmem's write policy) is refused with ``ValueError`` too. The user is ``user_id``, fixed
 at construction (and in the component config).
 """
@@ -335,10 +336,16 @@ def _encode(content: MemoryContent) -> tuple[str, str]:
         source = ITEM_SOURCE + json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
     except TypeError as exc:
         raise ValueError(f"metadata must be JSON values: {exc}") from exc
+    if len(source) > _MAX_SOURCE and "md" in envelope:
+        # more metadata than a source holds: kept in full, as JSON in the text beside the
+        # content (that item's search text then carries it too)
+        text = json.dumps({"c": text, "md": envelope.pop("md")}, ensure_ascii=False)
+        envelope["x"] = 1
+        source = ITEM_SOURCE + json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
     if len(source) > _MAX_SOURCE:
         raise ValueError(
-            f"metadata too large for hmem: {len(source) - len(ITEM_SOURCE)} characters as "
-            f"JSON with the mime type, {_MAX_SOURCE - len(ITEM_SOURCE)} at most"
+            f"mime type too long for hmem: {len(source) - len(ITEM_SOURCE)} characters as "
+            f"JSON, {_MAX_SOURCE - len(ITEM_SOURCE)} at most"
         )
     return text, source
 
@@ -351,12 +358,15 @@ def _decode(fact: Fact) -> tuple[Any, MemoryMimeType | str, dict[str, Any]]:
     envelope = json.loads(fact.source[len(ITEM_SOURCE) :])
     encoding = envelope.get("e")
     value: Any = fact.text
+    if envelope.get("x"):  # the metadata is in the text, beside the content
+        inside = json.loads(fact.text)
+        value, envelope["md"] = inside["c"], inside["md"]
     if encoding == "json":
-        value = json.loads(fact.text)
+        value = json.loads(value)
     elif encoding == "bytes":
-        value = base64.b64decode(fact.text)
+        value = base64.b64decode(value)
     elif encoding == "image":
-        value = Image.from_base64(fact.text)
+        value = Image.from_base64(value)
     mime_value = envelope.get("m", MemoryMimeType.TEXT.value)
     try:
         mime: MemoryMimeType | str = MemoryMimeType(mime_value)

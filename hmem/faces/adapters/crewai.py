@@ -20,8 +20,9 @@ they were given. What hmem changes, and adds:
 | ``remember`` / ``remember_many``| one fact per record, as given, stored before it returns   |
 |                                 | (no model: scope ``/``, importance 0.5 unless given)       |
 | ``extract_memories(raw)``       | with an ``llm`` given, CrewAI's; else ``[raw]``: the crew's |
-|                                 | after-task text goes to hmem's extractor (one model call), |
-|                                 | model-free it is stored as it is                          |
+|                                 | after-task text is stored as it is and, with a model on    |
+|                                 | hmem's side, also goes to hmem's extractor (one model      |
+|                                 | call): its facts come beside the record, not instead      |
 | ``update(record_id, ...)``      | a new fact that SUPERSEDES the record (history kept);      |
 |                                 | the old id still finds the current record                  |
 | ``forget(...)``, ``reset``      | the matching records closed (a retraction: ``restore``     |
@@ -30,8 +31,9 @@ they were given. What hmem changes, and adds:
 
 Facts hmem learnt otherwise (its extractor, another face) are records of scope ``/``
 whose content is hmem's dated line (when true; replaced or not). A record's attributes
-are kept with the fact in at most 200 characters (a longer ``metadata``: ``ValueError``,
-nothing stored); ``last_accessed`` is refreshed in this process. The write policy holds:
+are kept with the fact in full: in its source when they fit hmem's 200 characters,
+else as JSON in its text beside the content (that record's search text then carries
+them too); ``last_accessed`` is refreshed in this process. The write policy holds:
 a secret is refused with ``hmem.errors.PolicyRefusal`` and nothing is stored.
 
 The user is ``user_id``, fixed when the memory is built; no tool or model picks it.
@@ -216,18 +218,18 @@ class HmemCrewMemory(Memory):
             private=private,
         )
 
-    def _store(self, record: MemoryRecord) -> MemoryRecord | None:
-        """A record as it was given; CrewAI's after-task text goes to hmem's extractor
-        when the backend has a model (None: nothing of it is a record)."""
-        if _is_dump(record.content) and not self._model_free:
+    def _store(self, record: MemoryRecord) -> MemoryRecord:
+        """A record as it was given; CrewAI's after-task text also goes to hmem's
+        extractor when the backend has a model: its facts come beside the record."""
+        extract = _is_dump(record.content) and not self._model_free
+        stored_id = self.hmem_storage.write(record, infer=False if extract else None)
+        if extract:
             try:
                 self._run(self._writer.write(self.user_id, _turns(record.content)))
-                return None
             except ModelNotConfiguredError:
                 if self.extract:
                     raise
-                self._model_free = True  # the backend has no model: stored as it is
-        stored_id = self.hmem_storage.write(record)
+                self._model_free = True  # the backend has no model: the record only
         return record.model_copy(update={"id": stored_id})
 
     def remember(
@@ -247,7 +249,7 @@ class HmemCrewMemory(Memory):
         record = self._record(
             content, scope, categories, metadata, importance, source, private, root_scope
         )
-        return self._store(record) or record
+        return self._store(record)
 
     def remember_many(
         self,

@@ -17,8 +17,11 @@
 |                                     | sends the session every turn: an event is written once);  |
 |                                     | with a model, ``add`` also extracts facts beside them     |
 | ``add_events_to_memory(events)``    | the same, for a delta                                     |
-| ``add_memory(memories)``            | ``remember`` (``custom_metadata``: valid_from, valid_to,  |
-|                                     | supersedes, category, importance)                         |
+| ``add_memory(memories)``            | ``remember``: text, id, author, timestamp and             |
+|                                     | ``custom_metadata`` come back as given (at most ~180      |
+|                                     | characters of them: more is a ``ValueError``, nothing     |
+|                                     | stored); valid_from, valid_to, supersedes, category,      |
+|                                     | importance in it also give the fact its structure         |
 | ``search_memory(query)``            | ``search``, cut to ADK's relevance: entries sharing a     |
 |                                     | word with the query (ADK's own word rule: Unicode words,  |
 |                                     | CJK substrings), most shared words first, at most ``k``;  |
@@ -43,24 +46,27 @@ with the ``services.yaml`` of ``examples/google_adk/`` (ADK builds
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import itertools
 import json
 import logging
 import os
-import re
-import unicodedata
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from hmem.errors import NotFoundError, PolicyRefusal, ValidationError
-from hmem.faces.adapters._core import Backend, Port, check_user, missing, parse_when
+from hmem.errors import NotFoundError, PolicyRefusal
+from hmem.faces.adapters._adk_names import by_app, shared_words, user_name, words_of
+from hmem.faces.adapters._core import (
+    RECALL_TIMEOUT,
+    Backend,
+    Port,
+    check_user,
+    fail_open,
+    missing,
+    parse_when,
+)
 from hmem.faces.adapters._turns import Turn, TurnWriter, hit_line
-from hmem.graph.apikeys import USER_ID_PATTERN
 from hmem.recall.models import Hit, SearchResult
 
 try:
@@ -79,57 +85,13 @@ SOURCE = "google-adk"
 # a verbatim event's fact: its source is this prefix and a JSON envelope (event id,
 # author, role, timestamp) so that the entry comes back as ADK handed it in
 EVENT_SOURCE = f"{SOURCE}:event:"
+# an add_memory entry's fact: this prefix and a JSON envelope (entry id, author,
+# timestamp, custom_metadata) so that the entry comes back as it was added
+ENTRY_SOURCE = f"{SOURCE}:entry:"
+_SOURCE_MAX = 200  # hmem keeps a fact's source in at most 200 characters
 UserOf = Callable[[str, str], str]
 log = logging.getLogger(__name__)
 _ID_SPACE = uuid.UUID("4f0d3c2e-6a1b-5c7d-9e8f-0a1b2c3d4e5f")
-_VALID_USER = re.compile(USER_ID_PATTERN)
-_KEEP = re.compile(r"[A-Za-z0-9.@-]")
-
-
-def _escape(text: str) -> str:
-    """``text`` in hmem's user-name alphabet, one-to-one: ``_`` and every character
-    outside it become ``_`` + two hex digits, ``_u`` + four or ``_U`` + six."""
-    out = []
-    for char in text:
-        if _KEEP.fullmatch(char):
-            out.append(char)
-            continue
-        code = ord(char)
-        out.append(
-            f"_{code:02x}"
-            if code < 0x100
-            else f"_u{code:04x}"
-            if code < 0x10000
-            else f"_U{code:06x}"
-        )
-    return "".join(out)
-
-
-def _fit(name: str) -> str:
-    """A mapped name within hmem's 128 characters: a readable head and a SHA-256 tail
-    (``_h`` marks it; no escape starts with ``h``)."""
-    if len(name) <= 128:
-        return name
-    return f"{name[:90]}_h{hashlib.sha256(name.encode()).hexdigest()[:32]}"
-
-
-def user_name(user_id: str) -> str:
-    """The hmem user of ADK's ``user_id``: the id itself when hmem takes it as a user
-    name and it has no ``_``; otherwise ``adk_`` + the id escaped (``user:42`` ->
-    ``adk_user_3a42``). One-to-one: an unchanged id has no ``_``, a mapped one starts
-    with ``adk_`` and decodes back to its id."""
-    if not isinstance(user_id, str):
-        raise ValidationError(f"the user id must be a string, not {type(user_id).__name__}")
-    if "_" not in user_id and _VALID_USER.fullmatch(user_id):
-        return user_id
-    return _fit(f"adk_{_escape(user_id)}")
-
-
-def by_app(app_name: str, user_id: str) -> str:
-    """The user's memory within one ADK app (``scope_by_app=True``): ``adk_`` + app +
-    ``__`` + user, both escaped (an escaped part never holds ``__``, so no app/user pair
-    aliases another: ``("app/x", "u")`` and ``("app", "x/u")`` stay apart)."""
-    return _fit(f"adk_{_escape(app_name)}__{_escape(user_id)}")
 
 
 def _same_user(app_name: str, user_id: str) -> str:
@@ -180,7 +142,7 @@ class HmemMemoryService(BaseMemoryService):
         background: bool = False,
         k: int = 10,
         min_similarity: float | None = 0.75,
-        recall_timeout: float = 10.0,
+        recall_timeout: float = RECALL_TIMEOUT,
         candidates: int = 50,
         **registry_kwargs: Any,  # ADK's registry adds agents_dir; nothing of it is needed
     ) -> None:
@@ -275,13 +237,24 @@ class HmemMemoryService(BaseMemoryService):
         memories: Sequence[MemoryEntry],
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
+        """Each entry as one fact: its text, and its id, author, timestamp and
+        ``custom_metadata`` kept with it (they come back as given). The keys
+        ``valid_from``, ``valid_to``, ``category``, ``importance`` and ``supersedes`` also
+        give the fact its structure. An entry whose id, author, timestamp and metadata
+        take more than hmem keeps with a fact is refused (``ValueError``) before anything
+        is written."""
         user = self._user(app_name, user_id)
+        todo = []
         for entry in memories:
-            fields = _fields(entry, {**(custom_metadata or {}), **entry.custom_metadata})
-            if fields is not None:  # no structure given: hmem infers it from the words
+            meta = {**(custom_metadata or {}), **entry.custom_metadata}
+            fields = _fields(entry, meta)
+            if fields is not None:
+                fields["source"] = _entry_source(entry, meta)
                 if entry.id:
                     fields["fact_id"] = _fact_id(user, entry.id)
-                await self.port.acall("remember", fields.pop("text"), user_id=user, **fields)
+                todo.append(fields)
+        for fields in todo:  # no structure given: hmem infers it from the words
+            await self.port.acall("remember", fields.pop("text"), user_id=user, **fields)
 
     async def delete_memory(
         self, *, app_name: str, user_id: str, memory_id: str | None = None
@@ -305,26 +278,17 @@ class HmemMemoryService(BaseMemoryService):
         user = self._user(app_name, user_id)
         if not query.strip():
             return SearchMemoryResponse()
-        try:
-            return await asyncio.wait_for(self._search(user, query), self.recall_timeout)
-        except (ValidationError, TypeError):
-            raise
-        except Exception as exc:  # hmem down, slow or failing: fail open
-            log.warning(
-                "hmem recall failed (%s: %s); the agent continues without memories",
-                type(exc).__name__,
-                exc,
-            )
-            return SearchMemoryResponse()
+        found = await fail_open(self._search(user, query), timeout=self.recall_timeout)
+        return SearchMemoryResponse() if found is None else found
 
     async def _search(self, user: str, query: str) -> SearchMemoryResponse:
         found: SearchResult = await self.port.acall(
             "search", query, user_id=user, k=self.candidates
         )
-        words = _words(query)
+        words = words_of(query)
         scored: list[tuple[tuple[float, ...], Hit]] = []
         for hit in found.hits:  # a replaced fact too, when hmem finds it relevant
-            shared = _shared_words(words, hit.fact.text)
+            shared = shared_words(words, hit.fact.text)
             similar = hit.raw.get("dense", 0.0)
             if shared:  # ADK's rule: most shared words first, then in the order told
                 scored.append(((0, -shared, hit.fact.ingested_at.timestamp()), hit))
@@ -383,8 +347,9 @@ def _turn(event: Event, text: str) -> Turn:
 
 
 def _entry(hit: Hit) -> MemoryEntry:
-    """A hit as ADK's entry: a verbatim event exactly as it was added (text, author,
-    role, id, ADK's timestamp), any other fact as its dated line and its world date;
+    """A hit as ADK's entry: a verbatim event or an ``add_memory`` entry exactly as it
+    was added (text, author, role, id, timestamp; an entry's ``custom_metadata``), any
+    other fact as its dated line and its world date;
     hmem's own reading (window, what replaced what, score) in ``custom_metadata``."""
     fact = hit.fact
     meta: dict[str, Any] = {
@@ -407,6 +372,15 @@ def _entry(hit: Hit) -> MemoryEntry:
             timestamp=datetime.fromtimestamp(ts).isoformat() if ts else None,
             custom_metadata=meta,
         )
+    if fact.source.startswith(ENTRY_SOURCE):
+        given = json.loads(fact.source[len(ENTRY_SOURCE) :])
+        return MemoryEntry(
+            id=given.get("id") or fact.id,
+            content=types.Content(role=given.get("role"), parts=[types.Part(text=fact.text)]),
+            author=given.get("author"),
+            timestamp=given.get("ts") or fact.valid_from.isoformat(),
+            custom_metadata={**meta, **given.get("meta", {})},  # as given, hmem's beside
+        )
     return MemoryEntry(
         id=fact.id,
         # hmem's own fact (extracted, or from another face): as a dated line that says
@@ -417,31 +391,6 @@ def _entry(hit: Hit) -> MemoryEntry:
         timestamp=fact.valid_from.isoformat(),
         custom_metadata=meta,
     )
-
-
-def _is_latin(char: str) -> bool:
-    if char.isascii():
-        return char.isalnum() or char == "_"
-    return unicodedata.name(char, "").startswith("LATIN")
-
-
-def _words(text: str) -> set[str]:
-    """ADK's words of a text (its ``InMemoryMemoryService``): Unicode ``\\w+`` tokens,
-    NFC, lower case."""
-    return {word.lower() for word in re.findall(r"\w+", unicodedata.normalize("NFC", text))}
-
-
-def _shared_words(query_words: set[str], text: str) -> int:
-    """How many query words a text has, as ADK counts them: a word of the text, or of
-    one script inside a mixed token (``私はPythonを`` has ``python``), or for a word
-    not in ASCII (Chinese, Japanese: no spaces) a substring of the text."""
-    words = _words(text)
-    for word in list(words):
-        if not word.isascii():
-            for _, group in itertools.groupby(word, _is_latin):
-                words.add("".join(group))
-    lowered = unicodedata.normalize("NFC", text).lower()
-    return sum(1 for q in query_words if q in words or (not q.isascii() and q in lowered))
 
 
 def _fields(entry: MemoryEntry, meta: Mapping[str, object]) -> dict[str, Any] | None:
@@ -466,6 +415,31 @@ def _fields(entry: MemoryEntry, meta: Mapping[str, object]) -> dict[str, Any] | 
     if entry.author and entry.author != "user":
         fields["speaker"] = entry.author
     return fields
+
+
+def _entry_source(entry: MemoryEntry, meta: Mapping[str, object]) -> str:
+    """The envelope that brings an ``add_memory`` entry back as given."""
+    role = entry.content.role if entry.content else None
+    given: dict[str, Any] = {
+        "id": entry.id,
+        "author": entry.author,
+        "ts": entry.timestamp,
+        "role": role,
+    }
+    given = {k: v for k, v in given.items() if v is not None}
+    if meta:
+        given["meta"] = dict(meta)
+    try:
+        source = ENTRY_SOURCE + json.dumps(given, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"an entry's custom_metadata must be JSON: {exc}") from exc
+    if len(source) > _SOURCE_MAX:
+        raise ValueError(
+            "hmem keeps a memory entry's id, author, timestamp and custom_metadata with its "
+            f"fact in at most {_SOURCE_MAX - len(ENTRY_SOURCE)} characters of JSON; these "
+            f"take {len(source) - len(ENTRY_SOURCE)}: nothing was stored"
+        )
+    return source
 
 
 def _entry_time(timestamp: str | None) -> datetime | None:

@@ -47,14 +47,12 @@ event loop that created it (``asyncio.InvalidStateError``).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import contextlib
 import json
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Coroutine, Iterable, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from hmem.errors import ConflictError, NotFoundError, PolicyRefusal, ValidationError
@@ -79,7 +77,6 @@ try:
         SearchOp,
         TTLConfig,
         ensure_embeddings,
-        get_text_at_path,
         tokenize_path,
         validate_op_namespace,
     )
@@ -91,10 +88,8 @@ except ImportError as exc:  # the framework is the langgraph extra
 from hmem.faces.adapters._langgraph_items import (
     _FILTER_KEY,
     _ID_SPACE,
-    _PAGE,
     HmemSearchItem,
     StoreRefusal,
-    T,
     _cosine,
     _encode,
     _Entry,
@@ -102,11 +97,13 @@ from hmem.faces.adapters._langgraph_items import (
     _matches,
     _run,
 )
+from hmem.faces.adapters._langgraph_ttl import AsyncSweeper, TTLClocks
+from hmem.faces.adapters._langgraph_vectors import IndexVectors
 
 __all__ = ["AsyncHmemStore", "HmemSearchItem", "HmemStore", "StoreRefusal"]
 
 
-class HmemStore(BaseStore):
+class HmemStore(TTLClocks, IndexVectors, BaseStore):
     """hmem as LangGraph's long-term store (see the module's docstring)."""
 
     __slots__ = (
@@ -252,36 +249,6 @@ class HmemStore(BaseStore):
         open_ = [f for f in facts if f.known_to is None]
         return max(open_ or facts, key=lambda f: (f.known_from, f.id))
 
-    async def _facts(self, user: str, **options: Any) -> list[Fact]:
-        """Every fact of the user the options select, page by page."""
-        out: list[Fact] = []
-        while True:
-            page: list[Fact] = await self._port.acall(
-                "facts", user_id=user, limit=_PAGE, offset=len(out), **options
-            )
-            out += page
-            if len(page) < _PAGE:
-                return out
-
-    def _expired(self, user: str, entry: _Entry, now: datetime) -> bool:
-        ttl = entry.meta.ttl
-        if ttl is None or entry.fact.known_to is not None:
-            return False
-        slot = (user, entry.meta.namespace, entry.meta.key)
-        since = max(entry.fact.known_from, self._refreshed.get(slot, self._started))
-        return now >= since + timedelta(minutes=ttl)
-
-    def _refresh(self, user: str, entries: Iterable[_Entry], wanted: bool) -> None:
-        """A read restarts the TTL clocks of what it returns when the op asks (the
-        default) and the store's ``ttl`` config says ``refresh_on_read``, as in
-        SqliteStore and PostgresStore."""
-        if not wanted or not (self.ttl_config or {}).get("refresh_on_read", False):
-            return
-        now = datetime.now(UTC)
-        for entry in entries:
-            if entry.meta.ttl is not None:
-                self._refreshed[(user, entry.meta.namespace, entry.meta.key)] = now
-
     async def _get(self, op: GetOp) -> Item | None:
         user = self.user_of(op.namespace)
         chain = await self._chain(user, tuple(op.namespace), op.key)
@@ -380,44 +347,6 @@ class HmemStore(BaseStore):
         return result
 
     # -- the index ------------------------------------------------------------------------
-    def _texts(self, value: dict[str, Any], index: bool | list[str] | None) -> list[str]:
-        if self._embed is None or index is False:
-            return []
-        paths = self._fields if index is None or index is True else index
-        return [t for path in paths for t in get_text_at_path(value, path)]
-
-    def _cached(self, text: str) -> list[float] | None:
-        with self._lock:
-            vector = self._vectors.get(text)
-            if vector is not None:
-                self._vectors.move_to_end(text)
-            return vector
-
-    async def _vectors_of(self, texts: Sequence[str]) -> dict[str, list[float]]:
-        """Vectors of the texts, from the cache or embedded (one batch)."""
-        out: dict[str, list[float]] = {}
-        todo: list[str] = []
-        for text in dict.fromkeys(texts):
-            vector = self._cached(text)
-            if vector is None:
-                todo.append(text)
-            else:
-                out[text] = vector
-        if todo and self._embed is not None:
-            vectors = await self._embed.aembed_documents(todo)
-            with self._lock:
-                for text, vector in zip(todo, vectors, strict=True):
-                    out[text] = list(vector)
-                    self._vectors[text] = list(vector)
-                while len(self._vectors) > self.max_vectors:
-                    self._vectors.popitem(last=False)
-        return out
-
-    async def _embed_value(self, value: dict[str, Any], index: bool | list[str] | None) -> None:
-        texts = self._texts(value, index)
-        if texts:
-            await self._vectors_of(texts)
-
     # -- search ---------------------------------------------------------------------------
     async def _entries(
         self, user: str, prefix: tuple[str, ...], filters: dict[str, Any], options: dict[str, Any]
@@ -508,68 +437,6 @@ class HmemStore(BaseStore):
                 found.add(namespace[: op.max_depth] if op.max_depth else namespace)
         return sorted(found)[op.offset : op.offset + op.limit]
 
-    # -- TTL ------------------------------------------------------------------------------
-    async def asweep_ttl(self) -> int:
-        """Close the expired items of the users this store served (restorable); how many."""
-        users = [self._user_id] if self._user_id is not None else sorted(self._users)
-        now = datetime.now(UTC)
-        swept = 0
-        for user in users:
-            for fact in await self._facts(user):
-                entry = _entry(fact)
-                if entry is not None and self._expired(user, entry, now):
-                    with contextlib.suppress(NotFoundError):
-                        await self._port.acall("close", fact.id, user_id=user)
-                        swept += 1
-                    self._refreshed.pop((user, entry.meta.namespace, entry.meta.key), None)
-        return swept
-
-    def sweep_ttl(self) -> int:
-        """``asweep_ttl`` from sync code (SqliteStore's / PostgresStore's name)."""
-        return self._sync(self.asweep_ttl())
-
-    def _sync(self, coro: Coroutine[Any, Any, T]) -> T:
-        if self._port.is_async and self._loop is not None and not self._loop.is_closed():
-            return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
-        return _run(coro)
-
-    def _interval(self, minutes: float | None) -> float:
-        minutes = minutes or (self.ttl_config or {}).get("sweep_interval_minutes") or 5.0
-        return float(minutes) * 60
-
-    def start_ttl_sweeper(
-        self, sweep_interval_minutes: float | None = None
-    ) -> concurrent.futures.Future[None]:
-        """A thread that calls ``sweep_ttl`` every interval until ``stop_ttl_sweeper``."""
-        seconds = self._interval(sweep_interval_minutes)
-        if self._sweeper is not None and not self._sweeper.done():
-            return self._sweeper  # type: ignore[no-any-return]
-        self._sweeper_stop.clear()
-        done: concurrent.futures.Future[None] = concurrent.futures.Future()
-
-        def loop() -> None:
-            try:
-                while not self._sweeper_stop.wait(seconds):
-                    self.sweep_ttl()
-            finally:
-                done.set_result(None)
-
-        threading.Thread(target=loop, name="hmem-ttl-sweeper", daemon=True).start()
-        self._sweeper = done
-        return done
-
-    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
-        """Stop the sweeper thread; whether it stopped within ``timeout`` seconds."""
-        if self._sweeper is None:
-            return True
-        self._sweeper_stop.set()
-        try:
-            self._sweeper.result(timeout=timeout)
-        except concurrent.futures.TimeoutError:
-            return False
-        self._sweeper = None
-        return True
-
     def setup(self) -> None:
         """Nothing to set up: hmem's schema is ``Memory.init_schema`` / the server's (the
         name SqliteStore and PostgresStore have)."""
@@ -593,47 +460,12 @@ class HmemStore(BaseStore):
         return json.dumps(item.value)
 
 
-class AsyncHmemStore(HmemStore):
+class AsyncHmemStore(AsyncSweeper, HmemStore):
     """``HmemStore`` for an async backend, shaped like LangGraph's async stores: make it
     inside the event loop that will run it; ``await sweep_ttl()``,
     ``await start_ttl_sweeper()`` (a task), ``await stop_ttl_sweeper()``."""
 
-    __slots__ = ("_task",)
-
-    def __init__(self, backend: Backend, **options: Any) -> None:
-        super().__init__(backend, **options)
-        self._task: asyncio.Task[None] | None = None
-
-    async def sweep_ttl(self) -> int:  # type: ignore[override]
-        return await self.asweep_ttl()
-
-    async def start_ttl_sweeper(  # type: ignore[override]
-        self, sweep_interval_minutes: float | None = None
-    ) -> asyncio.Task[None]:
-        seconds = self._interval(sweep_interval_minutes)
-        if self._task is not None and not self._task.done():
-            return self._task
-
-        async def loop() -> None:
-            while True:
-                await asyncio.sleep(seconds)
-                await self.asweep_ttl()
-
-        self._task = asyncio.create_task(loop())
-        return self._task
-
-    async def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:  # type: ignore[override]
-        if self._task is None:
-            return True
-        self._task.cancel()
-        try:
-            await asyncio.wait_for(self._task, timeout)
-        except asyncio.CancelledError:
-            pass
-        except TimeoutError:
-            return False
-        self._task = None
-        return True
+    __slots__ = ()
 
     async def setup(self) -> None:  # type: ignore[override]
         """Nothing to set up (see ``HmemStore.setup``)."""

@@ -18,16 +18,21 @@ store or an embedding model: hmem stores and embeds).
 |                          | when nothing matches), each a node (its dated line: when true,   |
 |                          | replaced or not) through ``node_postprocessors`` and             |
 |                          | ``format_template`` into the ``<memory>`` part of the prompt     |
-| ``_aput(messages)``      | with a language model on the hmem side, ``add`` (the extractor   |
-|                          | infers facts, dates and what they replace); model-free, the      |
-|                          | batch as it was given (every role, questions and answers), one  |
-|                          | fact in ``VectorMemoryBlock``'s form (``<message role='user'>``) |
+| ``_aput(messages)``      | the batch as it was given (every role, questions and answers),   |
+|                          | one fact in ``VectorMemoryBlock``'s form                         |
+|                          | (``<message role='user'>``); with a language model on the hmem   |
+|                          | side also ``add`` (the extractor infers facts, dates and what    |
+|                          | they replace), beside the verbatim batch, not instead of it      |
 
 LlamaIndex calls ``_aput`` only with messages flushed out of the short-term FIFO
 (``token_limit`` × ``chat_history_token_ratio``): a small ``token_limit`` writes soon,
 the default (30,000 tokens) late. ``await block.aput(messages, session_id=...)`` writes
-at once. The user is ``user_id``, fixed at construction; hmem's write policy holds (a
-secret is refused with ``hmem.errors.PolicyRefusal``, nothing stored).
+at once. The user is ``user_id``, fixed at construction; ``agent_id`` and ``run_id``
+scope the block as mem0's LlamaIndex memory does (an agent's, a run's own memory of the
+user: the hmem user ``scoped_user(user_id, agent_id=..., run_id=...)``, ``memory_user``),
+so another agent or run never reads it. hmem's write policy holds (a secret is refused
+with ``hmem.errors.PolicyRefusal``, nothing stored). A retrieval is time-boxed
+(``recall_timeout``): hmem down or slow = no memories and a warning, never a failed turn.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from typing import Any
 from pydantic import Field, PrivateAttr, field_validator
 
 from hmem.errors import ModelNotConfiguredError
-from hmem.faces.adapters._core import Port, check_user, missing
+from hmem.faces.adapters._core import RECALL_TIMEOUT, Port, fail_open, missing, scoped_user
 from hmem.faces.adapters._turns import Turn, TurnWriter, hit_line
 from hmem.recall.models import SearchResult
 
@@ -80,6 +85,12 @@ class HmemMemoryBlock(BaseMemoryBlock[str]):
     extract: bool | None = Field(
         default=None, description="hmem's extractor: None = when the backend has a model"
     )
+    agent_id: str | None = Field(default=None, description="an agent's own memory of the user")
+    run_id: str | None = Field(default=None, description="one run's own memory of the user")
+    recall_timeout: float = Field(
+        default=RECALL_TIMEOUT, gt=0, description="seconds a retrieval may take"
+    )
+    _memory_user: str = PrivateAttr()
     _port: Port = PrivateAttr()
     _writer: TurnWriter = PrivateAttr()
     _model_free: bool = PrivateAttr(default=False)
@@ -92,11 +103,19 @@ class HmemMemoryBlock(BaseMemoryBlock[str]):
         return value
 
     def model_post_init(self, context: Any) -> None:
-        self.user_id = check_user(self.user_id)
+        self._memory_user = scoped_user(self.user_id, agent_id=self.agent_id, run_id=self.run_id)
         self._port = Port(self.backend)
         # the writer insists on the extractor; model-free is decided here (_aput)
         self._writer = TurnWriter(self._port, source=SOURCE, extract=True)
-        self._model_free = self.extract is False
+        # an embedded Memory says whether it has a model; a client tells on first write
+        embedded = getattr(self.backend, "extraction_configured", None)
+        self._model_free = self.extract is False or (self.extract is None and embedded is False)
+
+    @property
+    def memory_user(self) -> str:
+        """The hmem user this block reads and writes (``user_id``, scoped by
+        ``agent_id`` / ``run_id`` when given)."""
+        return self._memory_user
 
     async def _aget(
         self,
@@ -110,9 +129,12 @@ class HmemMemoryBlock(BaseMemoryBlock[str]):
         query = " ".join(t for t in (_text(m) for m in context) if t)
         if not query.strip():
             return ""
-        found: SearchResult = await self._port.acall(
-            "search", query, user_id=self.user_id, k=self.similarity_top_k
+        found: SearchResult | None = await fail_open(
+            self._port.acall("search", query, user_id=self._memory_user, k=self.similarity_top_k),
+            timeout=self.recall_timeout,
         )
+        if found is None:
+            return ""
         nodes = [
             NodeWithScore(node=TextNode(id_=hit.fact.id, text=hit_line(hit)), score=hit.score)
             for hit in found.hits[: self.similarity_top_k]
@@ -129,21 +151,29 @@ class HmemMemoryBlock(BaseMemoryBlock[str]):
         said = [(m, text) for m, text in said if text.strip()]
         if not said:
             return
-        sessions = {m.additional_kwargs.get("session_id") for m, _ in said}
-        session = next(iter(sessions)) if len(sessions) == 1 else None
-        if not self._model_free:
-            turns = [
-                Turn("user" if m.role == MessageRole.USER else "assistant", text)
-                for m, text in said
-                if m.role in (MessageRole.USER, MessageRole.ASSISTANT)
-            ]
-            try:
-                await self._writer.write(self.user_id, turns, session_id=session)
-                return
-            except ModelNotConfiguredError:
-                if self.extract:
-                    raise
-                self._model_free = True  # the backend has no model: stored as given
         # As given, every role, in VectorMemoryBlock's form: one fact per batch
         batch = "\n".join(f"<message role='{m.role.value}'>{text}</message>" for m, text in said)
-        await self._port.acall("remember", batch, user_id=self.user_id, source=SOURCE)
+        await self._port.acall(
+            "remember",
+            batch,
+            user_id=self._memory_user,
+            source=SOURCE,
+            # with the extractor beside it, the verbatim batch closes nothing itself;
+            # model-free, hmem's plain-text inference reads it (the default)
+            infer=None if self._model_free else False,
+        )
+        if self._model_free:
+            return
+        sessions = {m.additional_kwargs.get("session_id") for m, _ in said}
+        session = next(iter(sessions)) if len(sessions) == 1 else None
+        turns = [
+            Turn("user" if m.role == MessageRole.USER else "assistant", text)
+            for m, text in said
+            if m.role in (MessageRole.USER, MessageRole.ASSISTANT)
+        ]
+        try:  # the extractor's facts, beside the verbatim batch
+            await self._writer.write(self._memory_user, turns, session_id=session)
+        except ModelNotConfiguredError:
+            if self.extract:
+                raise
+            self._model_free = True  # the backend has no model: the batch as given only

@@ -12,7 +12,8 @@
   ``history`` as ``FunctionTool``s; the texts are the MCP server's.
 * ``hmem_input_filter(backend)`` — for ``RunConfig.call_model_input_filter``: searches
   with the latest user message and puts hmem's dated memory block before it, as a
-  user-role item (an ``instructions`` callable cannot see the new input).
+  user-role item (an ``instructions`` callable cannot see the new input); time-boxed
+  (``recall_timeout``): hmem down or slow = the input unchanged, never a failed run.
 * ``HmemSession(inner, backend)`` — a ``Session``: the conversation history is
   ``inner``'s (any SDK ``Session``: ``SQLiteSession``, ``RedisSession``, ...), exactly as
   given; each user / assistant message added also goes to hmem's ``add`` (one extractor
@@ -33,7 +34,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hmem.errors import HmemError
-from hmem.faces.adapters._core import Backend, Port, check_user, missing, tool_error
+from hmem.faces.adapters._core import (
+    RECALL_TIMEOUT,
+    Backend,
+    Port,
+    check_user,
+    fail_open,
+    missing,
+    tool_error,
+)
 from hmem.faces.adapters._turns import Turn, TurnWriter, write_unrefused
 
 try:
@@ -164,9 +173,15 @@ def _text(item: Any) -> str | None:
 
 
 def hmem_input_filter(
-    backend: Backend, *, user_of: UserOf = user_from_context, k: int = 10
+    backend: Backend,
+    *,
+    user_of: UserOf = user_from_context,
+    k: int = 10,
+    recall_timeout: float = RECALL_TIMEOUT,
 ) -> Callable[[CallModelData[Any]], Any]:
-    """A ``call_model_input_filter`` putting recalled memory before the latest user message."""
+    """A ``call_model_input_filter`` putting recalled memory before the latest user
+    message. Time-boxed: when hmem is down or slower than ``recall_timeout`` seconds the
+    model's input goes on unchanged (a warning is logged), the run never fails for it."""
     port = Port(backend)
 
     async def memory_filter(data: CallModelData[Any]) -> ModelInputData:
@@ -182,7 +197,10 @@ def hmem_input_filter(
         query = _text(items[last]) if last is not None else None
         if last is None or not query:
             return data.model_data
-        block = await port.context(user_of(data.context), query, k=k)
+        user = user_of(data.context)  # a run without its user fails, before any read
+        block = await fail_open(port.context(user, query, k=k), timeout=recall_timeout)
+        if block is None:
+            return data.model_data
         memory: TResponseInputItem = {"role": "user", "content": block}
         items.insert(last, memory)
         return ModelInputData(input=items, instructions=data.model_data.instructions)

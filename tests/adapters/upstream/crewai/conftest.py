@@ -113,10 +113,10 @@ SKIPPED: dict[str, str] = {
     "test_analyze_query_llm_failure_returns_defaults": _NOT_A_MEMORY.format(
         what="LLM analysis helpers"
     ),
-    "test_composite_score_reranks_results": (
-        "its mock embedder gives every text the same vector, so the reference returns "
-        "'Old trivial note' for the query 'decision'; with real relevance (hmem's search) "
-        "a record with nothing of the query is not a match"
+    "test_composite_score_reranks_results": _INTERNALS.format(
+        what="_storage.save, records written straight into the reference's storage with "
+        "the mock embedder's one vector for every text, which is why it expects 'Old "
+        "trivial note' back for the query 'decision'"
     ),
     "test_batch_embed_single_call": _EMBEDDER.format(what="one batched call"),
     "test_intra_batch_dedup_drops_near_identical": _EMBEDDER.format(
