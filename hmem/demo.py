@@ -136,7 +136,7 @@ def where_to_look(users: Sequence[str], *, api_url: str | None = None) -> str:
             lines += [
                 f"What the agent remembered for user {user!r} (embedded: no tenant):",
                 f"  .venv/bin/hmem facts --user {user} --all",
-                f"  Cypher: MATCH (f:Fact {{user_id: '{user}'}}) RETURN f.text, f.valid_from",
+                f"  Neo4j Browser: :param user_id => {user!r}; then cypher/facts_table.cypher",
             ]
     if api_url is None:
         lines.append(
