@@ -23,7 +23,7 @@ def test_through_the_api_the_inspector_url_of_each_user() -> None:
 def test_embedded_the_cli_and_cypher_and_how_to_reach_the_inspector() -> None:
     said = where_to_look(["example-0a1b2c3d"])
     assert ".venv/bin/hmem facts --user example-0a1b2c3d --all" in said
-    assert "MATCH (f:Fact {user_id: 'example-0a1b2c3d'})" in said
+    assert ":param user_id => 'example-0a1b2c3d'; then cypher/facts_table.cypher" in said
     assert "HMEM_API_URL and HMEM_API_KEY" in said
 
 
