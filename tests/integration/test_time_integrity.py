@@ -16,11 +16,11 @@ import httpx
 import pytest
 from neo4j import Driver
 
-from hmem import Config, Memory
+from hmem import Memory
 from hmem.errors import TemporalOrderError
 from hmem.graph import catalog
 from hmem.models import FactDraft, SupersedeTarget
-from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant, live_server
+from tests.integration.test_api_fixtures import LiveServer, Tenant, fresh_tenant
 
 JAN = datetime(2023, 1, 1, tzinfo=UTC)
 MAR = datetime(2023, 3, 1, tzinfo=UTC)
@@ -209,17 +209,6 @@ def test_default_view_and_as_of_now_agree_about_future_belief(memory: Memory, us
 
 
 # -- the same through HTTP ------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def server(
-    config: Config, memory: Memory, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    config = config.model_copy(
-        update={"queue_path": tmp_path_factory.mktemp("queue") / "queue.sqlite3"}
-    )
-    with live_server(config) as running:
-        yield running
 
 
 @pytest.fixture
