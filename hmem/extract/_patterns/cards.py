@@ -11,9 +11,14 @@ from hmem.extract._patterns._base import _I, Clues, Span, luhn_ok
 
 _DIGIT_RUN = re.compile(r"(?<![\d+.,])\d+(?:[ .-]\d+)*")
 _DIGITS = re.compile(r"\d+")
-# a uuid's digit groups ("be527206-0411-4421-8440-4b13d9856b3d") are an id, not a card
+# a uuid's digit groups ("be527206-0411-4421-8440-4b13d9856b3d") are an id, not a card;
+# so are those of a hex digest or a uuid written without dashes: a token of 20 hex
+# characters or more with a letter in it ("adk-2f5e43184617263949017a4c01b2d3e4"), longer
+# than any card and not one glued to a word
 _UUID = re.compile(
-    r"(?<![0-9A-Za-z])[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}(?![0-9A-Za-z])", _I
+    r"(?<![0-9A-Za-z])(?:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}"
+    r"|(?=[0-9]*[a-f])[0-9a-f]{20,})(?![0-9A-Za-z])",
+    _I,
 )
 _CVV = re.compile(
     r"(?<![A-Za-z])(?:cvv2?|cvc2?|csc|card\s+security\s+code)\s*(?:is|was|:|=|#)?\s*"

@@ -4,7 +4,9 @@ corpus (``hmem_bench.policy_heldout``) scored as docs/policy.md reports it."""
 
 from __future__ import annotations
 
+import random
 import re
+import uuid
 from datetime import UTC, datetime
 
 import pydantic
@@ -220,3 +222,17 @@ def test_heldout_command_prints_the_table_of_docs(capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert f"| **all** | **{len(SECRETS)}** | **0** | **{len(ORDINARY)}** |" in out
     assert "missed:" not in out and "over-refused (" not in out
+
+
+def test_hex_ids_are_ids_not_cards() -> None:
+    """An adapter's derived fact id ("adk-" + a uuid5's hex) is a hex token: its digit runs
+    are no card, however Luhn-valid (26 of these 20,000 held one before: an event was
+    refused); a card number beside words is still refused."""
+    rng = random.Random(47)
+    for _ in range(20_000):
+        require_allowed_value("adk-" + uuid.UUID(int=rng.getrandbits(128)).hex, "id")
+    for token in ("adk-4111111111111111ab12cd34ef56ab78", "ab12cd34ef56ab784111111111111111"):
+        require_allowed_value(token, "id")
+    for text in ("card 4111111111111111", "4111 1111 1111 1111", "ref 4111111111111111abc"):
+        with pytest.raises(PolicyRefusal, match="payment_card"):
+            require_allowed_value(text, "note")
