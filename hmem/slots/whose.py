@@ -1,0 +1,105 @@
+"""Whose a statement is, when its slot cannot be read: the user's own ("Pierogi is the
+dish I like most these days", "People know me as Zeno": a first-person word anywhere),
+a relative's or friend's of the user ("my little sister moved to Naples", "my twin
+brother is a chef": ``user.sister``, ``user.brother``), or a named person's ("Mia's
+husband", "Mia moved"). Words only; None when they do not tell.
+
+The read path's newest-value ordering (``hmem.recall.newest``) groups statements by this
+owner, so a third party's value is never taken for the user's.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from hmem.slots.frames import PEOPLE
+
+__all__ = ["whose"]
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_FIRST = frozenset("i i'm i've i'd i'll me my mine myself we we're we've our ours us".split())  # noqa: SIM905
+_OWNERS = frozenset(("my", "our"))
+# words that may stand between "my" and the person ("my little sister", "my best
+# friend", "my twin brother", "my older brother's"): at most two of them
+_BETWEEN = 2
+# "my boss is Marcus now": who fills the user's slot, not a statement of that person's
+# own ("my boss's name is Tom" stays the boss's: "what is my name?" is not asked of it)
+_WHO_FILLS = re.compile(
+    r"^\s+(?:is|was|has changed to|changed to|is now|now is)\s+(?:now\s+)?[A-Z]"
+)
+_POSSESSIVE = re.compile(r"\b([A-Z][a-z]+)'s\s+([a-z]+)")
+_COUNTING = frozenset(
+    "first second third fourth fifth sixth seventh eighth ninth tenth new "  # noqa: SIM905
+    "1st 2nd 3rd 4th 5th 6th 7th 8th 9th 10th".split()
+)
+_USER = re.compile(r"\bthe user(?:'s)?\b", re.IGNORECASE)
+_NAMED = re.compile(r"^(?P<name>[A-Z][a-z]+)(?:'s\s+(?P<rel>[a-z]+))?\b")
+_NOT_NAMES = frozenset(
+    (  # noqa: SIM905
+        "the a an this that these those it he she they you there here what who when where why "
+        "how please my our your his her their its so and but or if as for from since after "
+        "before quick new out home just actually correction update scratch ask "
+    ).split()
+)
+
+
+def _person(word: str) -> str | None:
+    word = word.lower().removesuffix("'s").removesuffix("s'")
+    if word in PEOPLE:
+        return word
+    if word.endswith("s") and word[:-1] in PEOPLE:
+        return word[:-1]
+    return None
+
+
+@functools.lru_cache(maxsize=8192)
+def whose(text: str) -> str | None:
+    """The owner of a statement: "user", "user.<relation>", a lower-cased name (or
+    "<name>.<relation>"), or None."""
+    found = list(_WORD.finditer(text))
+    lowered = [m.group().lower() for m in found]
+    for i, word in enumerate(lowered):
+        if word in _OWNERS:
+            for j in range(i + 1, min(len(lowered), i + 2 + _BETWEEN)):
+                rel = _person(lowered[j])
+                if rel is not None:
+                    # "my sister" is hers, "my sister's flat" too; but "I visited my
+                    # sister" is mine, so is "my boss is Marcus now", and "our fifth
+                    # child" is a count of mine
+                    if (
+                        _first_before(lowered, i)
+                        or _WHO_FILLS.match(text[found[j].end() :])
+                        or any(w in _COUNTING for w in lowered[i + 1 : j])
+                    ):
+                        return "user"
+                    return f"user.{rel}"
+                if lowered[j] in _FIRST:
+                    break
+    if _USER.search(text):
+        return "user"
+    named = _POSSESSIVE.search(text)
+    if named is not None and "my" not in lowered and named.group(1).lower() not in _NOT_NAMES:
+        # "I was wrong, Keiko's birthday is actually January 5": Keiko's
+        rel = _person(named.group(2))
+        name = named.group(1).lower()
+        return f"{name}.{rel}" if rel else name
+    if any(w in _FIRST for w in lowered):
+        return "user"
+    m = _NAMED.match(text.strip())
+    if m is not None and m.group("name").lower() not in _NOT_NAMES:
+        rel = _person(m.group("rel") or "")
+        name = m.group("name").lower()
+        return f"{name}.{rel}" if rel else name
+    return None
+
+
+_SUBJECTS = frozenset("i i'm i've i'd i'll we we're we've".split())  # noqa: SIM905
+
+
+def _first_before(lowered: list[str], i: int) -> bool:
+    """A first-person subject beside the person: before ("I visited my sister") or
+    with them ("my wife and I moved to Ghent")."""
+    return any(w in _FIRST and w not in _OWNERS for w in lowered[:i]) or any(
+        w in _SUBJECTS for w in lowered[i:]
+    )

@@ -1,0 +1,103 @@
+"""The newest value first where no slot reading joins two statements
+(hmem.recall.newest): the leader's owner, about as close to the question, a newer one
+lifted to the first place; third parties, additions and endings are never lifted."""
+
+from __future__ import annotations
+
+from hmem.recall.models import Hit
+from hmem.recall.newest import NEWEST_BAND, NEWEST_CUE_BAND, NEWEST_TOP, rank_newest
+from hmem.slots.whose import whose
+from tests.unit.recall.test_recall_scoring_and_context import day, fact
+
+
+def _hits(*rows: tuple[str, str, tuple[int, int, int], float, float]) -> dict[str, Hit]:
+    """(id, text, day, score, dense signal)"""
+    return {
+        fid: Hit(
+            fact=fact(fid, text, valid_from=day(*when), known_from=day(*when)),
+            score=score,
+            parts={"dense": score},
+            raw={"dense": dense},
+        )
+        for fid, text, when, score, dense in rows
+    }
+
+
+def _order(hits: dict[str, Hit]) -> list[str]:
+    return [h.fact.id for h in sorted(hits.values(), key=lambda h: -h.score)]
+
+
+def _open(f: object) -> bool:
+    return True
+
+
+def test_a_newer_value_in_other_words_takes_the_first_place() -> None:
+    hits = _hits(
+        ("lasagne", "My favourite food is lasagne.", (2021, 1, 1), 0.9, 0.70),
+        ("car", "My car is a Skoda Octavia.", (2026, 1, 1), 0.6, 0.20),
+        ("pierogi", "Pierogi is the dish I like most these days.", (2024, 1, 1), 0.7, 0.55),
+    )
+    assert rank_newest(hits, _open) == "pierogi"
+    assert _order(hits) == ["pierogi", "lasagne", "car"]
+    assert hits["pierogi"].parts["newest"] > 0
+    assert hits["lasagne"].newer_value is None  # not marked: the slot reading's call
+
+
+def test_the_band_and_the_change_cue_decide_who_answers_as_well() -> None:
+    lead = 0.7
+    near = lead - NEWEST_BAND + 0.01
+    far = lead - NEWEST_CUE_BAND - 0.01
+    plain = lead - NEWEST_BAND - 0.05  # outside the band, no cue
+    for dense, text, moved in (
+        (near, "I got hired by Northwind.", True),
+        (plain, "I got hired by Northwind.", False),
+        (plain, "I work at Northwind now.", True),
+        (far, "I work at Northwind now.", False),
+    ):
+        hits = _hits(
+            ("old", "I'm on the payroll at Acme.", (2021, 1, 1), 0.9, lead),
+            ("new", text, (2025, 1, 1), 0.5, dense),
+        )
+        assert (rank_newest(hits, _open) == "new") is moved, (dense, text)
+
+
+def test_third_parties_additions_and_endings_are_never_lifted() -> None:
+    for text in (
+        "My little sister moved to Naples.",  # another owner
+        "I also speak German.",  # an addition
+        "I moved out of Lyon.",  # an ending states no value
+    ):
+        hits = _hits(
+            ("mine", "I live in Lyon.", (2021, 1, 1), 0.9, 0.7),
+            ("other", text, (2025, 1, 1), 0.5, 0.69),
+        )
+        assert rank_newest(hits, _open) is None, text
+        assert _order(hits) == ["mine", "other"]
+
+
+def test_only_the_first_ranks_are_looked_at_and_only_the_open_facts() -> None:
+    rows = [("lead", "My favourite film is Heat.", (2021, 1, 1), 0.9, 0.7)]
+    rows += [
+        (f"n{i}", f"Noise {i} about the weather.", (2020, 1, 1), 0.8 - i / 100, 0.1)
+        for i in range(NEWEST_TOP - 1)
+    ]
+    rows.append(("late", "My favourite film is Amélie now.", (2025, 1, 1), 0.1, 0.69))
+    hits = _hits(*rows)
+    assert rank_newest(hits, _open) is None  # rank NEWEST_TOP + 1: recall@k stays
+    hits = _hits(*rows[:1], rows[-1])
+    assert rank_newest(hits, lambda f: f.id != "late") is None
+
+
+def test_whose_reads_the_owner_from_the_words() -> None:
+    assert whose("People know me as Zeno.") == "user"
+    assert whose("The cheese I like most is brie.") == "user"
+    assert whose("If anyone asks, the user's name is Tobias these days.") == "user"
+    assert whose("My little sister moved to Naples.") == "user.sister"
+    assert whose("My twin brother switched careers to become a chef.") == "user.brother"
+    assert whose("My best friend now works for IKEA.") == "user.friend"
+    assert whose("My husband's name is Yusuf.") == "user.husband"
+    assert whose("My boss is Marcus now.") == "user"  # who fills the user's slot
+    assert whose("I visited my sister.") == "user"
+    assert whose("Mia's husband is Tom.") == "mia.husband"
+    assert whose("Mia moved to Rome.") == "mia"
+    assert whose("New usual drink alert: ginger beer!") is None
