@@ -27,7 +27,7 @@ from hmem.recall.scoring import rank_order
 from hmem.slots import change_cue, read_slot, same_slot
 from hmem.slots.whose import whose
 
-__all__ = ["NEWEST_BAND", "NEWEST_CUE_BAND", "NEWEST_TOP", "rank_newest"]
+__all__ = ["NEWEST_BAND", "NEWEST_CUE_BAND", "NEWEST_MAX_WORDS", "NEWEST_TOP", "rank_newest"]
 
 #: The first hits looked at.
 NEWEST_TOP = 5
@@ -35,6 +35,10 @@ NEWEST_TOP = 5
 #: ``NEWEST_CUE_BAND`` when its words say it is a change.
 NEWEST_BAND = 0.03
 NEWEST_CUE_BAND = 0.30
+#: A statement, not a chat message: a long message says many things ("the newest" of
+#: them is no answer). The development splits' statements hold at most 13 words; a
+#: quarter of BEAM's user messages 31 or more.
+NEWEST_MAX_WORDS = 25
 #: How far above the leader the newest value ranks (score units).
 _LIFT = 1e-3
 
@@ -78,7 +82,8 @@ def rank_newest(hits: dict[str, Hit], standing: Callable[[Fact], bool]) -> str |
     group = [
         h
         for h in ranked
-        if _answers(h, lead)
+        if len(h.fact.text.split()) <= NEWEST_MAX_WORDS
+        and _answers(h, lead)
         and h.newer_value is None
         and whose(h.fact.text) == owner
         and not read_slot(h.fact.text).added

@@ -5,7 +5,13 @@ lifted to the first place; third parties, additions and endings are never lifted
 from __future__ import annotations
 
 from hmem.recall.models import Hit
-from hmem.recall.newest import NEWEST_BAND, NEWEST_CUE_BAND, NEWEST_TOP, rank_newest
+from hmem.recall.newest import (
+    NEWEST_BAND,
+    NEWEST_CUE_BAND,
+    NEWEST_MAX_WORDS,
+    NEWEST_TOP,
+    rank_newest,
+)
 from hmem.slots.whose import whose
 from tests.unit.recall.test_recall_scoring_and_context import day, fact
 
@@ -101,3 +107,13 @@ def test_whose_reads_the_owner_from_the_words() -> None:
     assert whose("Mia's husband is Tom.") == "mia.husband"
     assert whose("Mia moved to Rome.") == "mia"
     assert whose("New usual drink alert: ginger beer!") is None
+
+
+def test_a_long_chat_message_is_no_statement_to_lift() -> None:
+    long = "I now use a new tracker, " + "and it is working well for me " * 4 + "so far."
+    assert len(long.split()) > NEWEST_MAX_WORDS
+    hits = _hits(
+        ("old", "My favourite tracker is Trello.", (2021, 1, 1), 0.9, 0.7),
+        ("long", long, (2025, 1, 1), 0.5, 0.69),
+    )
+    assert rank_newest(hits, _open) is None
