@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from hmem.models import Fact
 from hmem.recall.models import Hit
-from hmem.slots import read_slot, rivals
+from hmem.slots import read_slots, rivals
 
 __all__ = ["RIVAL_GAP", "rank_rivals"]
 
@@ -41,7 +41,8 @@ def rank_rivals(hits: dict[str, Hit], standing: Callable[[Fact], bool]) -> list[
     )[-MAX_COMPARED:]
     if len(ids) < 2:
         return []
-    readings = {fid: read_slot(hits[fid].fact.text) for fid in ids}
+    # the parse a reading may need, for all of them in one pass (cached per text)
+    readings = dict(zip(ids, read_slots([hits[fid].fact.text for fid in ids]), strict=True))
     ids = [fid for fid in ids if readings[fid].slot is not None or readings[fid].replaced]
     parent = {fid: fid for fid in ids}
 
