@@ -236,6 +236,9 @@ _STRONG = frozenset(
         "from now on",
     }
 )
+#: Words of a statement the parse reads a verb's object of ("I play the cello ..."): a
+#: longer one tells a story, not a value ("Gina has a trophy from a dance contest as ...").
+SHORT_STATEMENT = 10
 #: A value longer than this is a clause, not a value.
 MAX_VALUE_WORDS = 4
 
@@ -446,10 +449,10 @@ def read_slot(text: str) -> Reading:
         if (
             parsed is not None
             and _norm(parsed.value)
-            and (found is None or parsed.rank > 0 or not by_noun)
+            and (parsed.rank > 0 or (not by_noun and len(text.split()) <= SHORT_STATEMENT))
         ):
-            # the parse's verb and object ("I play the cello in a small band": cello) or
-            # its switch ("gave the cello away and switched to the drums")
+            # the parse's switch ("gave the cello away and switched to the drums"), or a
+            # short statement's verb and object ("I play the cello in a small band")
             found = (parsed.subject, parsed.slot, _norm(parsed.value))
             replaced |= {r for r in map(_norm, parsed.replaced) if r}
     if found is None:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from hmem.slots.nouns import (
     FAV_VERB,
+    HOLD_VERBS,
     MAX_PARSE_WORDS,
     NAME_VERBS,
     NOT_ROLES,
@@ -220,9 +221,7 @@ def _prep(p: Token) -> Iterator[Parsed]:
         obj = child_of(head, ("dobj",))
         if obj is not None and f"{lemma_of(obj)} {prep}" in NOUN_PREP and obj.i < p.i:
             # "has a house in Brno": the parser hangs the noun's preposition on the verb
-            owned, whose = owner_np(obj)
-            slot = NOUN_PREP[f"{lemma_of(obj)} {prep}"]
-            yield Parsed(whose if owned else whose_of(head), slot, span_of(value), True, 2)
+            yield from _noun_prep(obj, f"{lemma_of(obj)} {prep}", value, head)
             return
         if obj is not None and f"{lemma} {lemma_of(obj)} {prep}" in VERB_PREP:
             keys.insert(0, f"{lemma} {lemma_of(obj)} {prep}")  # "make a living as"
@@ -239,6 +238,10 @@ def _prep(p: Token) -> Iterator[Parsed]:
             named = None if to is None else pobj_of(to)
         for key in keys:
             if key in VERB_PREP:
+                if obj is not None and prep not in ("as", "by") and lemma_of(obj) not in key:
+                    return  # "signed a deal with Nike": the deal's, no employer
+                if not _fits(VERB_PREP[key], value):
+                    return  # "working hard for his dance business": no name, no employer
                 if prep in ("as", "by") and named is not None and named_one(named):
                     whose = person_of(named)  # "people know me as Zeno": mine
                 else:
@@ -262,9 +265,29 @@ def _prep(p: Token) -> Iterator[Parsed]:
     elif head.pos_ in ("NOUN", "PROPN"):
         key = f"{lemma_of(head)} {prep}"
         if key in NOUN_PREP:
-            owned, whose = owner_np(head)
-            whose = whose if owned else whose_of(head)
-            yield Parsed(whose, NOUN_PREP[key], span_of(value), True, 2)
+            verb = head.head
+            while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
+                verb = verb.head  # "I'm on the payroll at Acme": up to "'m"
+            yield from _noun_prep(head, key, value, verb)
+
+
+def _fits(slot: str, value: Token) -> bool:
+    """A value the slot takes: a name for a name, a home, an employer (capitalised: "Brno",
+    "Acme"; "the park", "a gym" are no such value); any noun for an occupation."""
+    return slot == "occupation" or is_proper(value) or value.pos_ == "NUM"
+
+
+def _noun_prep(noun: Token, key: str, value: Token, verb: Token) -> Iterator[Parsed]:
+    """ "my place in Riga", "has a house in Brno", "accepted an offer from Acme": the noun
+    must be someone's ("my", "Mia's") or had by its verb's subject ("went to a place in
+    London" says nothing of a home)."""
+    slot = NOUN_PREP[key]
+    owned, whose = owner_np(noun)
+    if not _fits(slot, value) or not (owned or lemma_of(verb) in HOLD_VERBS):
+        return
+    whose = whose if owned else whose_of(verb)
+    if whose is not None:
+        yield Parsed(whose, slot, span_of(value), True, 2)
 
 
 def _fragment(sent: Span) -> Token | None:

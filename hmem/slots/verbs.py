@@ -163,8 +163,10 @@ def called(t: Token) -> Iterator[Parsed]:
 def verb_object(t: Token) -> Iterator[Parsed]:
     """A main verb and its object: "joined Acme" (the lexicon's), "I play the cello"
     (the verb is the slot: no known one)."""
-    if t.pos_ != "VERB" or t.dep_ not in ("ROOT", "conj"):
+    if t.pos_ != "VERB" or t.dep_ != "ROOT":
         return
+    if any(c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") for c in t.children):
+        return  # "Caroline loves horses and has a love for them": more than one value
     obj = child_of(t, ("dobj",))
     if obj is None or obj.lower_ in NO_VALUE or obj.pos_ not in ("NOUN", "PROPN"):
         return
@@ -175,7 +177,7 @@ def verb_object(t: Token) -> Iterator[Parsed]:
     if whose is None:
         return
     lemma = lemma_of(t)
-    if lemma in VERB_OBJECT:
+    if lemma in VERB_OBJECT and is_proper(obj):  # "joined Acme"; "joined a gym" is no job
         yield Parsed(whose, VERB_OBJECT[lemma], span_of(obj), True, 2)
         return
     particle = particle_of(t)
