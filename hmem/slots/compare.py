@@ -3,11 +3,37 @@ single-valued slot, and the masked frame (the statement with its value masked)."
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 from hmem.slots.frames import Reading, read_slot
 
-__all__ = ["FRAME_MASK", "masked_frame", "rivals", "same_slot", "states_newer_value"]
+__all__ = [
+    "FRAME_MASK",
+    "ended_by",
+    "masked_frame",
+    "rivals",
+    "same_slot",
+    "states_newer_value",
+]
+
+_END_CUES = json.loads((Path(__file__).parent / "data" / "slots.json").read_text(encoding="utf-8"))[
+    "end_cues"
+]
+_END = re.compile(r"\b(?:" + "|".join(_END_CUES) + r")\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[;.!?]|,\s|\s(?:but|so|and)\s")
+
+
+def ended_by(text: str, value: str) -> bool:
+    """Whether ``text`` says ``value`` ended: an ending's cue in the clause that names
+    it ("Sad news: Pickle died on Tuesday" ends "pickle"; "I quit Acme" ends "acme")."""
+    for m in _END.finditer(text):
+        before = _CLAUSE.split(text[: m.start()])[-1]
+        after = _CLAUSE.split(text[m.start() :], maxsplit=1)[0]
+        if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", before + after, re.IGNORECASE):
+            return True
+    return False
 
 
 def same_slot(a: Reading, b: Reading) -> bool:

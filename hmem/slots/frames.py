@@ -197,6 +197,7 @@ class Reading:
     ends: bool = False
     added: bool = False
     replaced: frozenset[str] = field(default_factory=frozenset)
+    parsed: bool = False  # a verb and its object the parse read, no frame of the data
 
 
 def _norm(value: str) -> str:
@@ -236,8 +237,7 @@ _STRONG = frozenset(
         "from now on",
     }
 )
-#: Words of a statement the parse reads a verb's object of ("I play the cello ..."): a
-#: longer one tells a story, not a value ("Gina has a trophy from a dance contest as ...").
+#: Words of a statement the parse reads a verb's object of: longer ones tell a story.
 SHORT_STATEMENT = 10
 #: A value longer than this is a clause, not a value.
 MAX_VALUE_WORDS = 4
@@ -338,8 +338,7 @@ def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, st
     return subject, None, None, False
 
 
-#: Where a sentence (or a clause with its own subject) ends: "Baby number 2 arrived on
-#: Sunday, so we have two kids now" is ours, not the baby's.
+#: Where a sentence or a clause with its own subject ends ("..., so we have two kids").
 _SENTENCE_END = re.compile(r"[.!?;]+\s+|,\s+(?:so|and|but)\s+(?=(?:I|[Ww]e|[Mm]y|[Oo]ur)\b)")
 
 
@@ -435,7 +434,7 @@ def read_slot(text: str) -> Reading:
     replaced = _replaced(text)
     first_subject, found = _known_frame(text)
     known = found is not None
-    parsed = parsed_reading(text) if found is None else None
+    parsed, by_parse = parsed_reading(text) if found is None else None, False
     if parsed is not None and parsed.known and _norm(parsed.value):
         found, known = (parsed.subject, parsed.slot, _norm(parsed.value)), True
         replaced |= {r for r in map(_norm, parsed.replaced) if r}
@@ -453,6 +452,7 @@ def read_slot(text: str) -> Reading:
         ):
             # the parse's switch ("gave the cello away and switched to the drums"), or a
             # short statement's verb and object ("I play the cello in a small band")
+            by_parse = found is None  # no reading of the words': the parse's own
             found = (parsed.subject, parsed.slot, _norm(parsed.value))
             replaced |= {r for r in map(_norm, parsed.replaced) if r}
     if found is None:
@@ -476,14 +476,14 @@ def read_slot(text: str) -> Reading:
         ends=ends,
         added=_ADDITION.search(text) is not None,
         replaced=replaced - {value},
+        parsed=by_parse,
     )
 
 
 def _ends_value(text: str, end: re.Match[str], value: str) -> bool:
     """The ending is of the value itself ("Mia no longer lives in Rome"), not of another
     value the sentence replaces ("I switched to tea; I no longer drink coffee")."""
-    # the ending's own clause, both sides ("Brigid and I are no longer together": Brigid
-    # ended; "I left my old city; I live in Graz now": Graz did not)
+    # its own clause ("Bo and I are no longer together"; not "I left; I live in Graz")
     cut = r"[;.!?]|,\s|\s(?:but|so)\s"
     before = re.split(cut, text[: end.start()])[-1]
     after = re.split(cut, text[end.start() :], maxsplit=1)[0]

@@ -45,6 +45,7 @@ NOT_ROLES = frozenset(_LEX["not_roles"])
 NAME_VERBS = frozenset(_LEX["name_verbs"])
 SLOT_VERBS = frozenset(_LEX["slot_verbs"])
 HOLD_VERBS = frozenset(_LEX["hold_verbs"])
+LIGHT_VERBS = frozenset(_LEX["light_verbs"])
 
 
 POINTERS = frozenset({"it", "this", "that"})

@@ -13,6 +13,7 @@ from hmem.slots.nouns import (
     COUPLE,
     DROP,
     FAV_VERB,
+    LIGHT_VERBS,
     OBJECTS,
     PAIR_VERBS,
     PETS,
@@ -177,6 +178,8 @@ def verb_object(t: Token) -> Iterator[Parsed]:
     if whose is None:
         return
     lemma = lemma_of(t)
+    if lemma in LIGHT_VERBS:
+        return  # "Maya has a serious peanut allergy": "have" is no slot
     if lemma in VERB_OBJECT and is_proper(obj):  # "joined Acme"; "joined a gym" is no job
         yield Parsed(whose, VERB_OBJECT[lemma], span_of(obj), True, 2)
         return
