@@ -94,8 +94,10 @@ def owner_np(n: Token) -> tuple[bool, str | None]:
 
 def kind_of(t: Token) -> str:
     """The kind of a favourite as the words' reading names it ("board game")."""
-    words = [c.lower_ for c in t.lefts if c.dep_ == "compound"]
-    return " ".join([*words, lemma_of(t)])
+    lo = t.i
+    while lo > t.sent.start and t.doc[lo - 1].dep_ == "compound":
+        lo -= 1  # "ice cream flavour", "board game"
+    return " ".join([*(w.lower_ for w in t.doc[lo : t.i]), lemma_of(t)])
 
 
 def favourite_noun(n: Token) -> bool:

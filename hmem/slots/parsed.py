@@ -116,6 +116,8 @@ def _what_i_am_called(comp: Token) -> bool:
 
 def _copular(t: Token) -> Iterator[Parsed]:
     subject = child_of(t, SUBJECTS)
+    if subject is None and t.dep_ == "xcomp":
+        subject = child_of(t.head, SUBJECTS)  # "my favourite band used to be Blur"
     comp = child_of(t, ("attr",)) or child_of(t, ("acomp",)) or child_of(t, ("ccomp",))
     if subject is None:
         return
@@ -185,7 +187,7 @@ def _progressive(t: Token) -> Iterator[Parsed]:
 def _past(t: Token) -> int:
     """A copula of a value let go: 2 "used to be", "previously/formerly/once was"; 1
     "was" (a value let go when a later clause states one: "was Z, now it's X")."""
-    if lemma_of(t.head) == "use" or any(
+    if (t.dep_ == "xcomp" and lemma_of(t.head) == "use") or any(
         lemma_of(c) in ("previously", "formerly", "once", "originally") for c in t.children
     ):
         return 2

@@ -30,6 +30,14 @@ pytestmark = pytest.mark.skipif(
         ("Tomorrow is my first day at Vantage.", "user", "employer", "vantage"),
         ("My cousin is called Anouk.", "user.cousin", "name", "anouk"),
         ("We rescued a kitten named Pepper.", "user", "pet:kitten", "pepper"),
+        # a value let go is not the value; the kind keeps its compound
+        ("My favourite band used to be Blur, but now it's Pulp.", "user", "favourite:band", "pulp"),
+        (
+            "I adore pistachio more than any other ice cream flavour.",
+            "user",
+            "favourite:ice cream flavour",
+            "pistachio",
+        ),
     ],
 )
 def test_the_parse_reads_subject_slot_value(text: str, subject: str, slot: str, value: str) -> None:
@@ -60,6 +68,9 @@ def test_rivals_read_by_the_parse(older: str, newer: str, expected: bool) -> Non
         "These are shoes that work for any trail.",  # a thing's, not anyone's
         "This place is lovely.",  # an adjective is no value, "place" no one's
         "After losing my keys, I walked home.",
+        "My favourite band used to be Blur.",  # only a value let go
+        "Tim went to a place in London on a tour.",  # no one's home
+        "John joined a gym near his office.",  # no employer
     ],
 )
 def test_the_parse_reads_no_slot_where_there_is_none(text: str) -> None:
