@@ -304,6 +304,10 @@ def _read(originals: list[str]) -> list[Claim]:
         if speaker is not None and subject is not None and subject.split(".")[0] == "user":
             subject = speaker.group("who").lower() + subject[len("user") :]
         corrects = _CORRECT.search(text)
+        if corrects is not None and corrects.group(0).startswith(",") and _NOW.search(text):
+            # "I'm Paloma now, not my old name": a change (the old value was true), not a
+            # correction (it never was)
+            corrects = None
         ends = _END.search(text)
         if ends is not None and _NEGATED.search(text[: ends.start()]):
             ends = None  # "we won't quit", "don't ever quit on what you love": nothing ended
