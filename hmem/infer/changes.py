@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from hmem.infer.subjects import clause_of, subject_from_parse, subject_from_words
 from hmem.models import SupersedeReason
 from hmem.slots import Reading, masked_frame, parser_pipeline, read_slot
+from hmem.slots.parses import prime
 
 if TYPE_CHECKING:
     pass
@@ -138,6 +139,7 @@ _CORRECT = re.compile(
 )
 _END = re.compile(
     r"(?<!\\)\b(?:pass(?:ed)? away|died|dies|put down|broke up|break up|split up|divorced|"
+    r"call(?:ed|ing)? it quits|"
     r"quit|resigned|left|retired|no longer|not anymore|n't \w+ anymore|stopped|gave up|"
     r"ended(?! up\b)|sold|put \w+ down|"
     r"(?<!being )(?<!get )(?<!got )(?<!feel )(?<!felt )lost(?! in\b)|moved out|"
@@ -259,6 +261,8 @@ def read_claims(texts: list[str]) -> list[Claim]:
     return [known[t] for t in texts]
 
 
+#: A label before the statement ("Sad news: ...", "Update: ..."): no one's name.
+_LABEL = re.compile(r"^(?:\w+\s+){0,2}\w+:\s+")
 # A chat turn as text: "Caroline: I moved to Berlin" is Caroline's, not the user's.
 _SPEAKER = re.compile(
     r"^(?!(?i:correction|update|note|news|big news|good news|sad news|ps|btw|fyi|sorry|"
@@ -274,11 +278,18 @@ def _read(originals: list[str]) -> list[Claim]:
     docs = (
         list(nlp.pipe(t[:PARSE_CHARS] for t in texts)) if nlp is not None else [None] * len(texts)
     )
+    if nlp is not None:
+        # the slot reading's parse (``hmem.slots.parsed``) is this one: no second pass
+        short = [(" ".join(t.split()), d) for t, d in zip(texts, docs, strict=True)]
+        short = [(t, d) for t, d in short if len(t) <= PARSE_CHARS and d is not None]
+        prime([t for t, _ in short], [d for _, d in short if d is not None])
     out = []
     for original, speaker, text, doc in zip(originals, speakers, texts, docs, strict=True):
         subject = subject_from_parse(doc) if doc is not None else subject_from_words(text)
         if doc is not None and subject is None and not any(t.dep_ == "nsubj" for t in doc):
             subject = subject_from_words(text)
+        if subject is None and (label := _LABEL.match(text)) is not None:
+            subject = subject_from_words(text[label.end() :])  # "Sad news: Rex died"
         lemmas = (
             frozenset(t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop)
             if doc is not None
@@ -293,6 +304,10 @@ def _read(originals: list[str]) -> list[Claim]:
         if speaker is not None and subject is not None and subject.split(".")[0] == "user":
             subject = speaker.group("who").lower() + subject[len("user") :]
         corrects = _CORRECT.search(text)
+        if corrects is not None and corrects.group(0).startswith(",") and _NOW.search(text):
+            # "I'm Paloma now, not my old name": a change (the old value was true), not a
+            # correction (it never was)
+            corrects = None
         ends = _END.search(text)
         if ends is not None and _NEGATED.search(text[: ends.start()]):
             ends = None  # "we won't quit", "don't ever quit on what you love": nothing ended
@@ -309,7 +324,7 @@ def _read(originals: list[str]) -> list[Claim]:
                 subject=subject,
                 slot=slot,
                 value=value,
-                added=_ADD.search(text) is not None,
+                added=_added(text, slot),
                 corrects=corrects.group(0).strip(", ") if corrects else None,
                 ends=ends.group(0) if ends else None,
                 now=_NOW.search(text) is not None,
@@ -317,10 +332,21 @@ def _read(originals: list[str]) -> list[Claim]:
                 single=single,
                 known=known,
                 replaced=reading.replaced,
-                frame=masked_frame(text, value),
+                # a verb and object only the parse read is compared by its words, not by
+                # its masked frame ("Maya has a something" ~ "Maya drives a something")
+                frame=None if reading.parsed and not known else masked_frame(text, value),
             )
         )
     return out
+
+
+def _added(text: str, slot: str | None) -> bool:
+    """ "too", "also", "another": alongside, not instead; "second" is a count's ordinal
+    ("our second baby was born": the count is two), no addition."""
+    found = [m.group(0).lower() for m in _ADD.finditer(text)]
+    if slot is not None and slot.startswith("count:"):
+        found = [w for w in found if w != "second"]
+    return bool(found)
 
 
 def _slot_of(text: str, reading: Reading) -> tuple[str | None, str | None, bool, bool]:

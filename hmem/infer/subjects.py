@@ -28,7 +28,7 @@ def subject_from_parse(doc: Doc) -> str | None:
         owners = [c for c in token.children if c.dep_ == "poss"]
         if owners:
             owner = owners[0].lower_
-            whose = _PRONOUNS.get(owner, "user" if owner == "my" else owner)
+            whose = _PRONOUNS.get(owner, "user" if owner in ("my", "our") else owner)
             if owner in _THIRD or owner in ("his", "her", "their", "its"):
                 return None
             return f"{whose}.{token.lemma_.lower()}"

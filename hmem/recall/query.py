@@ -31,13 +31,17 @@ _PAST_PHRASES = re.compile(
 # A question about every value a slot has had: "all the names I have given you", "every
 # city I lived in", "which cities have I lived in", "what ... over time".
 _ALL_VALUES = re.compile(
-    r"\b(?:all (?:of )?(?:the |my )?\w+s?\b(?: \w+)? (?:that )?(?:I|I've|you|he|she|they|we|\w+) "
-    r"(?:have |has |had )?(?:given|told|used|lived|worked|had|been|gone|called|named|owned|held|"
-    r"mentioned)|"
-    r"every \w+ (?:that )?(?:I|I've|he|she|they|we)\b|"
-    r"(?:which|what) \w+s (?:have|has) (?:I|you|he|she|they|we|[A-Z]\w+) "
-    r"(?:ever )?(?:lived|worked|used|had|gone|been|given|owned|called|named)|"
-    r"over (?:the )?(?:time|years)|so far)\b",
+    r"\b(?:all (?:of )?(?:the |my |his |her |their )?(?:\w+ )?\w+s\b (?:that |which )?"
+    r"(?:I|I've|I'd|you|he|she|they|we|(?-i:[A-Z]\w+))(?:'ve|'s)? (?:have |has |had |ever |once )*"
+    r"\w+|"
+    r"all (?:of )?(?:my|his|her|their|(?-i:[A-Z]\w+)'s) (?:\w+ )?"
+    r"(?:names|nicknames|addresses|homes|jobs|employers|titles|favou?rites)\b|"
+    r"every (?:single )?\w+ (?:that )?(?:I|I've|he|she|they|we|(?-i:[A-Z]\w+))\b|"
+    r"(?:which|what) (?:\w+ )?\w+s (?:have|has|did) (?:I|you|he|she|they|we|(?-i:[A-Z]\w+)) "
+    r"(?:ever |once |already )?(?:lived|worked|used|had|gone|been|given|owned|called|named|"
+    r"told|gave|use|live|work|have|give|own|tell|go|held|hold|mentioned|mention|liked|like|"
+    r"loved|love|preferred|prefer|picked|pick|chosen|choose|tried|try)|"
+    r"over (?:the )?(?:time|years)|so far|through the years|along the way)\b",
     re.IGNORECASE,
 )
 

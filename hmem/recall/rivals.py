@@ -18,7 +18,8 @@ from collections.abc import Callable
 
 from hmem.models import Fact
 from hmem.recall.models import Hit
-from hmem.slots import read_slot, rivals
+from hmem.slots import read_slots, rivals, same_slot
+from hmem.slots.compare import ended_by
 
 __all__ = ["RIVAL_GAP", "rank_rivals"]
 
@@ -41,7 +42,8 @@ def rank_rivals(hits: dict[str, Hit], standing: Callable[[Fact], bool]) -> list[
     )[-MAX_COMPARED:]
     if len(ids) < 2:
         return []
-    readings = {fid: read_slot(hits[fid].fact.text) for fid in ids}
+    # the parse a reading may need, for all of them in one pass (cached per text)
+    readings = dict(zip(ids, read_slots([hits[fid].fact.text for fid in ids]), strict=True))
     ids = [fid for fid in ids if readings[fid].slot is not None or readings[fid].replaced]
     parent = {fid: fid for fid in ids}
 
@@ -51,9 +53,25 @@ def rank_rivals(hits: dict[str, Hit], standing: Callable[[Fact], bool]) -> list[
             fid = parent[fid]
         return fid
 
+    # values a later standing fact says ended ("We have a dog called Pickle", later "Sad
+    # news: Pickle died"): a newer value of their slot ranks first, even of a slot that
+    # holds many ("We brought home a new dog named Sprout")
+    ended = {
+        fid
+        for i, fid in enumerate(ids)
+        if (value := readings[fid].value)
+        and any(ended_by(hits[later].fact.text, value) for later in ids[i + 1 :])
+    }
     for i, older in enumerate(ids):
         for newer in ids[i + 1 :]:
-            if rivals(readings[newer], readings[older]):
+            after, before = readings[newer], readings[older]
+            follows = (
+                older in ended
+                and same_slot(after, before)
+                and not after.ends
+                and after.value not in (None, before.value)
+            )
+            if follows or rivals(after, before):
                 parent[root(older)] = root(newer)
     groups: dict[str, list[str]] = {}
     for fid in ids:

@@ -6,15 +6,8 @@ open facts are rivals, the newest first?), so neither imports the other for it.
 See ``hmem.slots.frames`` for the reading and ``hmem/slots/data/slots.json`` for the
 data it fills slots with."""
 
-from hmem.slots.frames import (
-    Reading,
-    change_cue,
-    masked_frame,
-    read_slot,
-    rivals,
-    same_slot,
-    states_newer_value,
-)
+from hmem.slots.compare import masked_frame, rivals, same_slot, states_newer_value
+from hmem.slots.frames import Reading, change_cue, read_slot, read_slots
 from hmem.slots.parse import parser_pipeline
 
 __all__ = [
@@ -23,6 +16,7 @@ __all__ = [
     "masked_frame",
     "parser_pipeline",
     "read_slot",
+    "read_slots",
     "rivals",
     "same_slot",
     "states_newer_value",

@@ -1,5 +1,7 @@
-"""A statement read as subject + frame + value, from its words alone (no model, no parse:
-the read path calls it on every candidate, cached).
+"""A statement read as subject + frame + value, from its words (no model; the read path
+calls it on every candidate, cached), and where no frame of the data names the slot,
+from spaCy's dependency parse (``hmem.slots.parsed``: "People know me as Zeno", "the
+cheese I like most is brie"; cached per text, one parser pass per search).
 
 The frame is the sentence with its value masked. Frames hmem knows by name fill the slots
 of ``data/slots.json`` (name, favourite X, birthday, residence, employer, occupation, partner, a
@@ -23,20 +25,14 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = [
-    "FRAME_MASK",
-    "Reading",
-    "change_cue",
-    "masked_frame",
-    "read_slot",
-    "rivals",
-    "same_slot",
-    "states_newer_value",
-]
+from hmem.slots.parses import parsed_reading, prime
+
+__all__ = ["Reading", "change_cue", "read_slot", "read_slots"]
 
 _DATA: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "slots.json").read_text(encoding="utf-8")
@@ -156,7 +152,11 @@ _REPLACED = (
         re.IGNORECASE,
     ),
     re.compile(r"\bfrom (?:being )?(?:an? )?(?P<o>[^,;.!?]+?) to\b", re.IGNORECASE),
-    re.compile(r"\b(?:traded|swapped|sold) (?:my|the|our) (?P<o>[\w -]+?) (?:for|and)\b", re.I),
+    re.compile(
+        r"\b(?:traded|swapped|exchanged|sold) (?:(?:my|the|our|an?) )?(?P<o>[\w -]+?) "
+        r"(?:for|and)\b",
+        re.I,
+    ),
     re.compile(r"\bis no longer (?P<o>[^,;.!?]+)", re.IGNORECASE),
 )
 _SUBJECT = re.compile(
@@ -172,6 +172,12 @@ _NOT_NAMES = frozenset(
     "definitely absolutely exactly anyway congrats congratulations "
     # words that open a subordinate clause ("After losing my job, I ...")
     "after before since when while because if although though once until unless".split()
+)
+
+
+#: Subjects that are no one person ("People call me Bo", "Everyone calls me Bo").
+_GROUPS = frozenset(
+    "people friends everyone everybody folks colleagues coworkers family they most all".split()  # noqa: SIM905
 )
 
 
@@ -191,6 +197,7 @@ class Reading:
     ends: bool = False
     added: bool = False
     replaced: frozenset[str] = field(default_factory=frozenset)
+    parsed: bool = False  # a verb and its object the parse read, no frame of the data
 
 
 def _norm(value: str) -> str:
@@ -230,6 +237,8 @@ _STRONG = frozenset(
         "from now on",
     }
 )
+#: Words of a statement the parse reads a verb's object of: longer ones tell a story.
+SHORT_STATEMENT = 10
 #: A value longer than this is a clause, not a value.
 MAX_VALUE_WORDS = 4
 
@@ -294,7 +303,7 @@ def _subject(text: str) -> str | None:
     return None if name.split("'")[0] in _NOT_NAMES else name  # "It's", "How've"
 
 
-def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, str | None]:
+def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, str | None, bool]:
     """A statement no known frame names: "my/Mia's <noun> is <value>" (the noun is the
     slot) or "<subject> <verb> [<prep>] <value>" (the verb and preposition)."""
     m = re.search(
@@ -311,7 +320,7 @@ def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, st
     ):
         noun = _singular(m.group("n"))
         whose = _owner(m.group("who"), None, subject)
-        return whose, _NOUN_SLOT.get(noun, noun), _norm(m.group("v"))
+        return whose, _NOUN_SLOT.get(noun, noun), _norm(m.group("v")), True
     m = re.match(
         r"^(?:I|We|I've|We've|[A-Z][\w'-]*)\s+(?:(?:also|now|just|still|really|often|"
         r"usually|currently|have|has|can|always|mostly|mainly|only|normally|generally|"
@@ -322,14 +331,15 @@ def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, st
     if m is not None and subject is not None and _short(m.group("v")):
         verb = m.group("verb")
         if verb in _NOT_VERBS or _norm(m.group("v")) in _PRONOUN_VALUES:
-            return subject, None, None
+            return subject, None, None, False
         lemma = re.sub(r"(?:ing|ed|es|s)$", "", verb) if len(verb) > 4 else verb
         frame = f"{lemma} {m.group('prep')}" if m.group("prep") else lemma
-        return subject, frame, _norm(m.group("v"))
-    return subject, None, None
+        return subject, frame, _norm(m.group("v")), False
+    return subject, None, None, False
 
 
-_SENTENCE_END = re.compile(r"[.!?;]+\s+")
+#: Where a sentence or a clause with its own subject ends ("..., so we have two kids").
+_SENTENCE_END = re.compile(r"[.!?;]+\s+|,\s+(?:so|and|but)\s+(?=(?:I|[Ww]e|[Mm]y|[Oo]ur)\b)")
 
 
 def _sentence_at(text: str, at: int) -> str:
@@ -353,7 +363,9 @@ def _framed(
             value = _norm(groups["v"])
             if not value or (value in replaced and slot not in ("count", "age")):
                 continue
-            if len(value.split()) > MAX_VALUE_WORDS or value in _PRONOUN_VALUES:
+            if len(value.split()) > MAX_VALUE_WORDS or (
+                value in _PRONOUN_VALUES and slot != "count"  # "one" is a number there
+            ):
                 continue  # a clause, not a value ("a mentorship program for LGBTQ youth")
             if not first and _RELATIVE.search(clause[: m.start()]):
                 continue
@@ -367,7 +379,8 @@ def _framed(
             local = _subject(_LEAD.sub("", sentence)) or subject
             if groups.get("who"):
                 whose = _owner(groups["who"], groups.get("rel"), local)
-            elif first and (value_first or local is None):
+            elif first and (value_first or local is None or local in _GROUPS):
+                # "Friends call me Bo": a frame whose words name the user is his
                 whose = "user"
             else:
                 whose = local
@@ -384,32 +397,64 @@ def _framed(
     return None
 
 
-@functools.lru_cache(maxsize=8192)
-def read_slot(text: str) -> Reading:
-    """The statement's subject, slot, value, single-valuedness and cues (see module)."""
-    text = " ".join(text.split())
-    cue_m = _CHANGE.search(text)
-    end_m = _END.search(text)
-    replaced = frozenset(
+def _replaced(text: str) -> frozenset[str]:
+    return frozenset(
         v for pattern in _REPLACED for m in pattern.finditer(text) if (v := _norm(m.group("o")))
     )
+
+
+@functools.lru_cache(maxsize=8192)
+def _known_frame(text: str) -> tuple[str | None, tuple[str | None, str, str] | None]:
+    """(the first subject, the first frame of the data the words hold) of a text."""
+    replaced = _replaced(text)
     first_subject: str | None = None
-    found: tuple[str | None, str, str] | None = None
-    known = False
     whole = _VOCATIVE.sub("", _LEAD.sub("", text)).strip()
     for clause in [whole, *_clauses(text)]:
         subject = _subject(clause)
         first_subject = first_subject or subject
         found = _framed(clause, subject or first_subject, replaced)
         if found is not None:
-            known = True
-            break
+            return first_subject, found
+    return first_subject, None
+
+
+def read_slots(texts: Sequence[str]) -> list[Reading]:
+    """``read_slot`` of each text, the parse of those that need one in one pass."""
+    normal = [" ".join(t.split()) for t in texts]
+    prime([t for t in normal if _known_frame(t)[1] is None])
+    return [read_slot(t) for t in normal]
+
+
+@functools.lru_cache(maxsize=8192)
+def read_slot(text: str) -> Reading:
+    """The statement's subject, slot, value, single-valuedness and cues (see module)."""
+    text = " ".join(text.split())
+    cue_m = _CHANGE.search(text)
+    end_m = _END.search(text)
+    replaced = _replaced(text)
+    first_subject, found = _known_frame(text)
+    known = found is not None
+    parsed, by_parse = parsed_reading(text) if found is None else None, False
+    if parsed is not None and parsed.known and _norm(parsed.value):
+        found, known = (parsed.subject, parsed.slot, _norm(parsed.value)), True
+        replaced |= {r for r in map(_norm, parsed.replaced) if r}
     if found is None:
+        by_noun = False
         for clause in _clauses(text) or [text]:
-            whose, slot, value = _generic(clause, _subject(clause) or first_subject)
+            whose, slot, value, by_noun = _generic(clause, _subject(clause) or first_subject)
             if slot is not None and value:
                 found = (whose, slot, value)
                 break
+        if (
+            parsed is not None
+            and _norm(parsed.value)
+            and (parsed.rank > 0 or (not by_noun and len(text.split()) <= SHORT_STATEMENT))
+        ):
+            # the parse's switch ("gave the cello away and switched to the drums"), or a
+            # short statement's verb and object ("I play the cello in a small band")
+            by_parse = found is None  # no reading of the words': the parse's own
+            found = (parsed.subject, parsed.slot, _norm(parsed.value))
+            replaced |= {r for r in map(_norm, parsed.replaced) if r}
     if found is None:
         return Reading(subject=first_subject, cue=cue_m.group(0) if cue_m else None,
                        ends=end_m is not None, replaced=replaced)  # fmt: skip
@@ -431,13 +476,18 @@ def read_slot(text: str) -> Reading:
         ends=ends,
         added=_ADDITION.search(text) is not None,
         replaced=replaced - {value},
+        parsed=by_parse,
     )
 
 
 def _ends_value(text: str, end: re.Match[str], value: str) -> bool:
     """The ending is of the value itself ("Mia no longer lives in Rome"), not of another
     value the sentence replaces ("I switched to tea; I no longer drink coffee")."""
-    return value in text[end.start() :].lower()
+    # its own clause ("Bo and I are no longer together"; not "I left; I live in Graz")
+    cut = r"[;.!?]|,\s|\s(?:but|so)\s"
+    before = re.split(cut, text[: end.start()])[-1]
+    after = re.split(cut, text[end.start() :], maxsplit=1)[0]
+    return value in (before + after).lower()
 
 
 def _cues(text: str) -> list[str]:
@@ -447,51 +497,3 @@ def _cues(text: str) -> list[str]:
 def change_cue(text: str) -> str | None:
     m = _CHANGE.search(text)
     return m.group(0).lower() if m else None
-
-
-def same_slot(a: Reading, b: Reading) -> bool:
-    """Both fill the same slot of the same subject."""
-    return (
-        a.subject is not None and a.subject == b.subject and a.slot is not None and a.slot == b.slot
-    )
-
-
-def rivals(newer: Reading, older: Reading) -> bool:
-    """Whether ``newer`` states another value of the single-valued slot ``older``
-    fills (same subject), or names ``older``'s value as the one it replaces."""
-    if newer.subject is None or newer.subject != older.subject or older.value is None:
-        return False
-    if older.value in newer.replaced:
-        return True
-    if newer.ends or older.ends or not same_slot(newer, older):
-        return False
-    if not (newer.single or older.single) or newer.added:
-        return False
-    return newer.value is not None and newer.value != older.value
-
-
-def states_newer_value(old: str, rival: str) -> bool | None:
-    """Whether the text ``rival`` states another value of the slot the text ``old``
-    fills, for the same subject (or names ``old``'s value as replaced). None when the
-    words of ``old`` name no slot: the reading cannot tell."""
-    before = read_slot(old)
-    if before.slot is None:
-        return None
-    return rivals(read_slot(rival), before)
-
-
-#: What stands for the value in a masked frame ("I moved to something last month").
-FRAME_MASK = "something"
-
-
-def masked_frame(text: str, value: str | None) -> str | None:
-    """The statement with its value masked: what is said about the value, not the value
-    ("Now I mostly have green tea in the mornings" -> "Now I mostly have something in
-    the mornings"). None when there is no value or the words do not hold it as such."""
-    if not value:
-        return None
-    text = " ".join(text.split())
-    m = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE)
-    if m is None:
-        return None
-    return text[: m.start()] + FRAME_MASK + text[m.end() :]

@@ -60,6 +60,12 @@ R = SupersedeReason
         ("Rui just moved to Ghent.", "Rui moved from Oslo to Leeds last month.", R.CONTRADICTION),
         ("Mia no longer lives in Rome.", "Mia lives in Rome.", R.ENDED),
         ("Rex passed away last week.", "I have a dog named Rex.", R.ENDED),
+        # read by the parse (hmem.slots.parsed); ", not my old name" with "now" is a change
+        ("I'm Wren now, not my old name.", "My name is Ada.", R.CONTRADICTION),
+        ("Everyone at work knows me as Teo these days.", "People call me Ada.", R.CONTRADICTION),
+        ("The fruit I like most is papaya now.", "Mango is my favourite fruit.", R.CONTRADICTION),
+        ("Sad news: Kiwi died last night.", "We have a parrot called Kiwi.", R.ENDED),
+        ("Our third baby was born this week.", "We have two kids.", R.CONTRADICTION),
     ],
 )
 def test_changes_that_close(new: str, old: str, reason: SupersedeReason) -> None:
@@ -128,6 +134,13 @@ def test_changes_that_close(new: str, old: str, reason: SupersedeReason) -> None
             "Ravi: Yes, Nell. I've been away 'cause I lost my keys.",
             "Ravi: Sure, Nell! How've you been lately?",
         ),
+        # the parse reads another person, an addition, a thing joined, a place visited
+        ("My uncle now calls Basel home.", "I live in Bern."),
+        ("My brother is called Pavel.", "My name is Ilya."),
+        ("We added a budgie named Kiwi to the family.", "We have a cat called Miso."),
+        ("Maria joined a gym near her office.", "Maria joined a church choir."),
+        ("Tim will be staying in Galway for a week.", "Tim went to a place in London."),
+        ("Maya drives a red Toyota Corolla.", "Maya has a serious peanut allergy."),
     ],
 )
 def test_changes_that_close_nothing(new: str, old: str) -> None:

@@ -38,6 +38,14 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
         ("What is Maya doing in September 2026?", False),
         ("How old is Maya's cat?", False),
         ("When is the dentist appointment in 2027?", False),
+        # every value a slot has had: a history question
+        ("What were all the names I gave you?", True),
+        ("Which towns did Maya live in?", True),
+        ("List every job I've had.", True),
+        ("What are all my nicknames?", True),
+        ("What's my name?", False),
+        ("Which dessert do I like most?", False),
+        ("What pets do we have?", False),
     ],
 )
 def test_past_cues(question: str, past: bool) -> None:

@@ -53,3 +53,25 @@ def test_values_that_add_up_and_other_people_are_no_rivals() -> None:
     )
     assert rank_rivals(hits, lambda f: f.known_to is None) == []
     assert [hits[i].score for i in ("es", "de", "me", "sis")] == [0.8, 0.5, 0.7, 0.4]
+
+
+def test_a_value_said_to_have_ended_ranks_below_the_next_value_of_its_slot() -> None:
+    hits = _hits(
+        ("rex", "We have a parrot called Kiwi.", (2024, 1, 1), 0.8),
+        ("died", "Sad news: Kiwi died last night.", (2025, 3, 1), 0.6),
+        ("new", "We brought home a new parrot named Mango.", (2025, 6, 1), 0.4),
+        ("hen", "We also keep a hen called Dot.", (2025, 7, 1), 0.3),
+    )
+    rank_rivals(hits, lambda f: f.known_to is None)
+    assert hits["new"].score == 0.8 > hits["rex"].score
+    assert hits["rex"].newer_value == "new"
+    assert hits["hen"].score == 0.3 and hits["hen"].newer_value is None  # another slot
+
+
+def test_a_new_partner_ranks_above_the_ending_of_the_last() -> None:
+    hits = _hits(
+        ("end", "Noa and I are no longer together.", (2025, 3, 1), 0.7),
+        ("new", "Ilan is my boyfriend now.", (2025, 6, 1), 0.4),
+    )
+    rank_rivals(hits, lambda f: f.known_to is None)
+    assert hits["new"].score == 0.7 > hits["end"].score
