@@ -12,6 +12,7 @@ from hmem.recall.newest import (
     NEWEST_TOP,
     rank_newest,
 )
+from hmem.slots import read_slot, same_slot
 from hmem.slots.whose import whose
 from tests.unit.recall.test_recall_scoring_and_context import day, fact
 
@@ -54,14 +55,17 @@ def test_the_band_and_the_change_cue_decide_who_answers_as_well() -> None:
     near = lead - NEWEST_BAND + 0.01
     far = lead - NEWEST_CUE_BAND - 0.01
     plain = lead - NEWEST_BAND - 0.05  # outside the band, no cue
+    old = "Lasagne is what I cook for guests."
     for dense, text, moved in (
-        (near, "I got hired by Northwind.", True),
-        (plain, "I got hired by Northwind.", False),
-        (plain, "I work at Northwind now.", True),
-        (far, "I work at Northwind now.", False),
+        (near, "Pierogi is what I bring to parties.", True),
+        (plain, "Pierogi is what I bring to parties.", False),
+        (plain, "Pierogi is what I bring to parties now.", True),
+        (far, "Pierogi is what I bring to parties now.", False),
     ):
+        # no slot reading joins the two: only the band and the cue decide
+        assert not same_slot(read_slot(text), read_slot(old))
         hits = _hits(
-            ("old", "I'm on the payroll at Acme.", (2021, 1, 1), 0.9, lead),
+            ("old", old, (2021, 1, 1), 0.9, lead),
             ("new", text, (2025, 1, 1), 0.5, dense),
         )
         assert (rank_newest(hits, _open) == "new") is moved, (dense, text)
