@@ -27,6 +27,7 @@ from hmem.infer.subjects import clause_of, subject_from_parse, subject_from_word
 from hmem.models import SupersedeReason
 from hmem.slots import Reading, masked_frame, parser_pipeline, read_slot
 from hmem.slots.parses import prime
+from hmem.slots.whose import other_people
 
 if TYPE_CHECKING:
     pass
@@ -462,6 +463,8 @@ def _replaces(new: Claim, old: Claim) -> Decision | None:
 
 def decide(new: Claim, old: Claim) -> Decision | None:
     """What ``new`` does to the stored ``old``: None leaves it alone."""
+    if other_people(new.text, old.text):
+        return None  # "My little sister moved to Seville" is not the user's move
     if new.added and not new.corrects:
         return None  # "I started playing padel too": alongside, not instead
     if new.ends and old.ends:

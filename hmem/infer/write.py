@@ -26,7 +26,6 @@ from hmem.infer.quantities import Quantity, change_sentences, changed_value, rea
 from hmem.models import SupersedeReason, SupersedeTarget
 from hmem.recall.query import lucene_query
 from hmem.slots.dates import Interval, read_interval
-from hmem.slots.whose import whose
 
 __all__ = ["InferredWrite", "infer_write", "neighbours"]
 
@@ -168,8 +167,6 @@ def infer_write(
                 decision = _number_decision(quantities, row["text"])
             if decision is None:
                 continue
-            if judged is None and decision.op != "noop" and _other_owner(text, row["text"]):
-                continue  # "my little sister moved to Naples" is not the user's move
             score = round(float(row["score"] or 0.0), 4)
             if decision.op == "noop":
                 # an exact repeat is the store's to skip; a near one is corroborated
@@ -188,15 +185,6 @@ def infer_write(
             )
     result.seconds = time.perf_counter() - started
     return result
-
-
-def _other_owner(new: str, old: str) -> bool:
-    """The words name the user in one and someone of the user's in the other
-    (``hmem.slots.whose``: "I live in Naples", "my little sister moved to Seville"), or
-    two different people of the user's."""
-    a, b = whose(new), whose(old)
-    mine = ("user", "user.")
-    return a is not None and b is not None and a != b and a.startswith(mine) and b.startswith(mine)
 
 
 def _number_decision(quantities: tuple[Quantity, ...], old_text: str) -> Decision | None:

@@ -15,7 +15,7 @@ import re
 
 from hmem.slots.frames import PEOPLE
 
-__all__ = ["whose"]
+__all__ = ["other_people", "whose"]
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _FIRST = frozenset("i i'm i've i'd i'll me my mine myself we we're we've our ours us".split())  # noqa: SIM905
@@ -33,6 +33,7 @@ _COUNTING = frozenset(
     "first second third fourth fifth sixth seventh eighth ninth tenth new "  # noqa: SIM905
     "1st 2nd 3rd 4th 5th 6th 7th 8th 9th 10th".split()
 )
+_COPULA = frozenset(("is", "was", "are", "were", "became", "becomes", "be"))
 _USER = re.compile(r"\bthe user(?:'s)?\b", re.IGNORECASE)
 _NAMED = re.compile(r"^(?P<name>[A-Z][a-z]+)(?:'s\s+(?P<rel>[a-z]+))?\b")
 _NOT_NAMES = frozenset(
@@ -69,6 +70,7 @@ def whose(text: str) -> str | None:
                     # child" is a count of mine
                     if (
                         _first_before(lowered, i)
+                        or (i > 0 and lowered[i - 1] in _COPULA)  # "Selma is my partner"
                         or _WHO_FILLS.match(text[found[j].end() :])
                         or any(w in _COUNTING for w in lowered[i + 1 : j])
                     ):
@@ -103,3 +105,12 @@ def _first_before(lowered: list[str], i: int) -> bool:
     return any(w in _FIRST and w not in _OWNERS for w in lowered[:i]) or any(
         w in _SUBJECTS for w in lowered[i:]
     )
+
+
+def other_people(a: str, b: str) -> bool:
+    """The words name the user in one and someone of the user's in the other ("I live in
+    Naples", "my little sister moved to Seville"), or two different people of the
+    user's: one may not close the other."""
+    x, y = whose(a), whose(b)
+    mine = ("user", "user.")
+    return x is not None and y is not None and x != y and x.startswith(mine) and y.startswith(mine)

@@ -108,6 +108,8 @@ def test_whose_reads_the_owner_from_the_words() -> None:
     assert whose("My husband's name is Yusuf.") == "user.husband"
     assert whose("My boss is Marcus now.") == "user"  # who fills the user's slot
     assert whose("I visited my sister.") == "user"
+    assert whose("Selma is my partner.") == "user"  # who fills the user's slot
+    assert whose("Our fifth child was born last week.") == "user"  # a count of mine
     assert whose("Mia's husband is Tom.") == "mia.husband"
     assert whose("Mia moved to Rome.") == "mia"
     assert whose("New usual drink alert: ginger beer!") is None
