@@ -466,6 +466,7 @@ def read_slot(text: str) -> Reading:
     ends = ends and _ends_value(text, end_m, value) if end_m is not None else False
     strong = cue is not None and (known or any(c in _STRONG for c in _cues(text)))
     single = (kind in SINGLE or strong) and kind not in MULTI
+    single = single and not (kind == "name" and "." in (whose or "") and not cue)  # 2 sisters?
     return Reading(
         subject=whose,
         slot=slot,
