@@ -183,13 +183,16 @@ def _record(
 
 def _unrelated(rng: random.Random, phrases: Phrases, topic: str) -> str:
     """A statement of another of the user's single-valued slots (nothing may close it)."""
-    near = set().union(*(group for group in NEAR if topic in group)) | {topic, "age"}
+    near = {topic, "age"}
+    for group in NEAR:
+        if topic in group:
+            near |= group
     others = sorted(k for k in phrases if k.startswith("single ") and k[7:] not in near)
     block = phrases[rng.choice(others)]
     return _say(rng.choice(block["first"]), rng.choice(block["v"]))
 
 
-def _single(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
+def _single(rng: random.Random, phrases: Phrases, topic: str, turn: int) -> dict[str, Any]:
     block = phrases[f"single {topic}"]
     generic = phrases["generic single"]
     slot = block["slot"][0]
@@ -206,7 +209,7 @@ def _single(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
             values.sort(key=block["v"].index)
         days = _days(rng, length)
     odd_at = rng.randrange(1, length) if length >= 4 or rng.random() < 0.3 else -1
-    texts = []
+    texts: list[str] = []
     for i in range(length):
         if i == 0:
             options = block["first"] + (block["odd"] if rng.random() < 0.2 else [])
@@ -240,7 +243,7 @@ def _single(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
     )
 
 
-def _multi(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
+def _multi(rng: random.Random, phrases: Phrases, topic: str, turn: int) -> dict[str, Any]:
     block = phrases[f"multi {topic}"]
     pick = _Picker(rng)
     length = rng.choices((2, 3, 4, 5), weights=(1, 3, 3, 2))[0]
@@ -260,7 +263,7 @@ def _multi(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
     )
 
 
-def _third(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
+def _third(rng: random.Random, phrases: Phrases, topic: str, turn: int) -> dict[str, Any]:
     block = phrases[f"third {topic}"]
     pick = _Picker(rng)
     party = rng.choice(block["p"])
@@ -298,7 +301,7 @@ def _third(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
     )
 
 
-def _ending(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
+def _ending(rng: random.Random, phrases: Phrases, topic: str, turn: int) -> dict[str, Any]:
     block = phrases[f"ending {topic}"]
     pick = _Picker(rng)
     rounds = 2 if rng.random() < 0.35 else 1
@@ -328,7 +331,7 @@ def _ending(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
 COUNT_START = {"children": (2, 3), "grandchildren": (2, 6), "marathons": (2, 8)}
 
 
-def _count(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
+def _count(rng: random.Random, phrases: Phrases, topic: str, turn: int) -> dict[str, Any]:
     block = phrases[f"count {topic}"]
     pick = _Picker(rng)
     length = rng.choices((2, 3, 4), weights=(2, 3, 2))[0]
@@ -354,10 +357,11 @@ def _count(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
     )
 
 
-def _correction(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, Any]:
+def _correction(rng: random.Random, phrases: Phrases, topic: str, turn: int) -> dict[str, Any]:
     block = phrases[f"correction {topic}"]
     pick = _Picker(rng)
-    wrong, _, right = rng.choice(block["v"]).partition(" > ")
+    pairs = block["v"]  # every pair once before any twice
+    wrong, _, right = pairs[turn % len(pairs)].partition(" > ")
     texts = [_say(pick(block["first"]), wrong), _say(pick(block["fix"]), right, wrong)]
     days = _days(rng, 2, 1, 4)
     if rng.random() < 0.4:
@@ -376,6 +380,8 @@ def _correction(rng: random.Random, phrases: Phrases, topic: str) -> dict[str, A
     )
 
 
+#: One maker per kind: ``(rng, phrases, topic, turn)``, ``turn`` the sequence's number
+#: within its topic.
 MAKERS = {
     "single": _single,
     "multi": _multi,
@@ -396,7 +402,7 @@ def build(seed: int = SEED, phrases: Phrases | None = None) -> list[dict[str, An
         numbers = dict.fromkeys(topics, 0)
         for i in range(total):
             topic = topics[i % len(topics)]
-            seq = MAKERS[kind](rng, phrases, topic)
+            seq = MAKERS[kind](rng, phrases, topic, numbers[topic])
             seq["id"] = f"{kind}-{topic}-{numbers[topic]:03d}"
             numbers[topic] += 1
             out.append(seq)
