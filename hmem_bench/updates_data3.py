@@ -61,11 +61,9 @@ NEAR = (
     {"age", "birthday"},
 )
 
-WORDS = "zero one two three four five six seven eight nine ten".split()
-ORDINALS = (
-    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
-    "twelfth"
-).split()
+WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+ORDINALS: tuple[str, ...] = ("zeroth", "first", "second", "third", "fourth", "fifth")
+ORDINALS += ("sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth")
 
 Phrases = dict[str, dict[str, list[str]]]
 
@@ -248,7 +246,9 @@ def _multi(rng: random.Random, phrases: Phrases, topic: str, turn: int) -> dict[
     pick = _Picker(rng)
     length = rng.choices((2, 3, 4, 5), weights=(1, 3, 3, 2))[0]
     values = rng.sample(block["v"], length)
-    texts = [_say(pick(block["first"] if i == 0 else block["add"]), v) for i, v in enumerate(values)]
+    texts = [
+        _say(pick(block["first"] if i == 0 else block["add"]), v) for i, v in enumerate(values)
+    ]
     every = list(range(length))
     return _record(
         "multi",
@@ -281,7 +281,11 @@ def _third(rng: random.Random, phrases: Phrases, topic: str, turn: int) -> dict[
     for who in heads + tails:
         k = len(steps[who])
         mine = own_values if who == "own" else party_values
-        key = ("own" if k == 0 else "ownchange") if who == "own" else ("pfirst" if k == 0 else "pchange")
+        key = (
+            ("own" if k == 0 else "ownchange")
+            if who == "own"
+            else ("pfirst" if k == 0 else "pchange")
+        )
         old = mine[k - 1] if k else ""
         texts.append(_say(pick(block[key], has_old=k > 0), mine[k], old, party))
         steps[who].append(len(texts) - 1)

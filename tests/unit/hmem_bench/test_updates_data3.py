@@ -5,6 +5,7 @@ the seeded generator writes, ``updates.load`` reads it, and every sequence is we
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -57,7 +58,7 @@ def test_days_increase_along_each_sequence(seqs: list[dict[str, Any]]) -> None:
     for seq in seqs:
         days = [step["day"] for step in seq["steps"]]
         assert days[0] == 0
-        assert all(a < b for a, b in zip(days, days[1:], strict=False)), seq["id"]
+        assert all(a < b for a, b in pairwise(days)), seq["id"]
 
 
 def test_every_index_is_in_range_and_the_sets_agree(seqs: list[dict[str, Any]]) -> None:
