@@ -61,7 +61,7 @@ def _answers(hit: Hit, lead: Hit) -> bool:
         return True
     return gap <= NEWEST_CUE_BAND and (
         change_cue(hit.fact.text) is not None
-        or same_slot(read_slot(hit.fact.text), read_slot(lead.fact.text))
+        or same_slot(read_slot(hit.fact.text, False), read_slot(lead.fact.text, False))
     )
 
 
@@ -86,12 +86,12 @@ def rank_newest(hits: dict[str, Hit], standing: Callable[[Fact], bool]) -> str |
         and _answers(h, lead)
         and h.newer_value is None
         and whose(h.fact.text) == owner
-        and not read_slot(h.fact.text).added
+        and not read_slot(h.fact.text, False).added
     ]
     if lead not in group:  # an addition leads: values add up
         return None
     # an ending ("Keiko moved out of Porto") ends a value, it states none: never lifted
-    values = [h for h in group if h is lead or not read_slot(h.fact.text).ends]
+    values = [h for h in group if h is lead or not read_slot(h.fact.text, False).ends]
     newest = max(values, key=lambda h: _when(h.fact))
     if newest is lead or _when(newest.fact) <= _when(lead.fact):
         return None

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from hmem.models import Fact
 from hmem.recall.models import Hit
-from hmem.slots import read_slots, rivals, same_slot
+from hmem.slots import read_slot, read_slots, rivals, same_slot
 from hmem.slots.compare import ended_by
 
 __all__ = ["RIVAL_GAP", "rank_rivals"]
@@ -27,6 +27,10 @@ __all__ = ["RIVAL_GAP", "rank_rivals"]
 RIVAL_GAP = 1e-3
 #: More standing hits than this are not compared pairwise (a k of hundreds).
 MAX_COMPARED = 80
+#: The best this many of them, if they hold at most PARSED_WORDS words, are read with the
+#: parse too (``hmem.slots.read_slots``).
+PARSED = 12
+PARSED_WORDS = 12
 
 
 def _when(fact: Fact) -> tuple[float, float]:
@@ -42,8 +46,13 @@ def rank_rivals(hits: dict[str, Hit], standing: Callable[[Fact], bool]) -> list[
     )[-MAX_COMPARED:]
     if len(ids) < 2:
         return []
-    # the parse a reading may need, for all of them in one pass (cached per text)
-    readings = dict(zip(ids, read_slots([hits[fid].fact.text for fid in ids]), strict=True))
+    # the parse (spaCy, ~4 ms a text, cached) only for short statements among the best
+    # PARSED: a big user's hits are new texts search after search, and a parse of all of
+    # them would cost more than the search; the rest by their words alone
+    best = sorted(ids, key=lambda fid: -hits[fid].score)[:PARSED]
+    short = [f for f in best if len(hits[f].fact.text.split()) <= PARSED_WORDS]
+    readings = dict(zip(short, read_slots([hits[f].fact.text for f in short]), strict=True))
+    readings |= {f: read_slot(hits[f].fact.text, False) for f in ids if f not in readings}
     ids = [fid for fid in ids if readings[fid].slot is not None or readings[fid].replaced]
     parent = {fid: fid for fid in ids}
 

@@ -418,23 +418,23 @@ def _known_frame(text: str) -> tuple[str | None, tuple[str | None, str, str] | N
     return first_subject, None
 
 
-def read_slots(texts: Sequence[str]) -> list[Reading]:
+def read_slots(texts: Sequence[str], parse: bool = True) -> list[Reading]:
     """``read_slot`` of each text, the parse of those that need one in one pass."""
     normal = [" ".join(t.split()) for t in texts]
-    prime([t for t in normal if _known_frame(t)[1] is None])
-    return [read_slot(t) for t in normal]
+    prime([t for t in normal if parse and _known_frame(t)[1] is None])
+    return [read_slot(t, parse) for t in normal]
 
 
 @functools.lru_cache(maxsize=8192)
-def read_slot(text: str) -> Reading:
-    """The statement's subject, slot, value, single-valuedness and cues (see module)."""
+def read_slot(text: str, parse: bool = True) -> Reading:
+    """Subject, slot, value, single-valuedness, cues; ``parse=False``: words alone."""
     text = " ".join(text.split())
     cue_m = _CHANGE.search(text)
     end_m = _END.search(text)
     replaced = _replaced(text)
     first_subject, found = _known_frame(text)
     known = found is not None
-    parsed, by_parse = parsed_reading(text) if found is None else None, False
+    parsed, by_parse = parsed_reading(text) if found is None and parse else None, False
     if parsed is not None and parsed.known and _norm(parsed.value):
         found, known = (parsed.subject, parsed.slot, _norm(parsed.value)), True
         replaced |= {r for r in map(_norm, parsed.replaced) if r}
