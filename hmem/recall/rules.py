@@ -183,14 +183,14 @@ def _to_the_next_value(
     is no answer once a later standing fact states the next value of ``old``'s slot
     ("I'm seeing Lucia now", "I got a new parrot, Mochi"): that one takes ``old``'s
     relevance, so it ranks above the ending."""
-    before = read_slot(old.fact.text, False)
+    before = read_slot(old.fact.text)
     if before.slot is None:
         return
     for fid, hit in list(hits.items()):
         later = hit.fact
         if fid == ending.id or not in_view(later) or later.valid_from < ending.valid_from:
             continue
-        after = read_slot(later.text, False)
+        after = read_slot(later.text, len(later.text.split()) <= 12)  # short: parsed too
         if after.ends or not same_slot(after, before) or after.value == before.value:
             continue
         if old.score > hit.score:
