@@ -11,6 +11,7 @@ from datetime import datetime
 from hmem.graph.search import ExpandedFact
 from hmem.models import Fact, HistoryStep, SupersedeReason
 from hmem.recall.models import Hit, SearchMode
+from hmem.recall.rivals import PARSED_WORDS
 from hmem.recall.scoring import ScoreWeights, weighted
 from hmem.slots import read_slot, same_slot, states_newer_value
 
@@ -190,7 +191,7 @@ def _to_the_next_value(
         later = hit.fact
         if fid == ending.id or not in_view(later) or later.valid_from < ending.valid_from:
             continue
-        after = read_slot(later.text, len(later.text.split()) <= 12)  # short: parsed too
+        after = read_slot(later.text, len(later.text.split()) <= PARSED_WORDS)
         if after.ends or not same_slot(after, before) or after.value == before.value:
             continue
         if old.score > hit.score:
