@@ -21,28 +21,18 @@ import functools
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from hmem.infer.subjects import clause_of, subject_from_parse, subject_from_words
 from hmem.models import SupersedeReason
 from hmem.slots import Reading, masked_frame, parser_pipeline, read_slot
 from hmem.slots.parses import prime
-from hmem.slots.whose import other_people
-
-if TYPE_CHECKING:
-    pass
+from hmem.slots.values import dropped
+from hmem.slots.whose import other_people, whose
 
 __all__ = [
-    "SLOTS",
-    "SLOT_WORDS",
-    "Claim",
-    "Decision",
-    "decide",
-    "owner",
-    "parser_pipeline",
-    "read_claims",
-    "slot_words",
-]
+    "SLOTS", "SLOT_WORDS", "Claim", "Decision", "decide", "owner",
+    "parser_pipeline", "read_claims", "slot_words",
+]  # fmt: skip
 
 _WORD = r"[A-Z][\w&'-]*"
 _NAME = rf"(?P<v>(?:the\s+)?{_WORD}(?:\s+(?:(?:of|de|la|and)\s+)?{_WORD})*)\b"
@@ -450,9 +440,21 @@ def _replaces(new: Claim, old: Claim) -> Decision | None:
     """``new`` names ``old``'s value as the one it replaces ("instead of coffee", "I no
     longer drink coffee" beside "switched to tea", "traded my Corolla for", "from Lisbon
     to", ", not May 3"), for the same subject: whatever slot the old value was stated in."""
-    if not (old.value and old.value in new.replaced) or new.subject is None:
+    if not old.value:
         return None
-    if new.subject != old.subject or new.value is None or new.value == old.value:
+    # "I'm not on a Pixel 9 anymore", "Turquoise is no longer my colour": the same person's
+    # words, by any reading of their subject ("It's John, not Jon": the user's own)
+    theirs = whose(old.text)
+    mine = whose(new.text) or ("user" if theirs == "user" else None)
+    other = new.known and new.slot is not None and new.slot != old.slot  # her home, not office
+    if dropped(new.text, old.value) and mine is not None and mine == theirs and not other:
+        ended = new.value in (None, old.value)
+        why = SupersedeReason.ENDED if ended else SupersedeReason.CONTRADICTION
+        why = SupersedeReason.USER_EDIT if new.corrects else why
+        return Decision("supersede", why, f"dropped: {old.value}")
+    if old.value not in new.replaced or new.value in (None, old.value) or not new.subject:
+        return None
+    if new.subject != old.subject:
         return None
     reason = SupersedeReason.USER_EDIT if new.corrects else SupersedeReason.CONTRADICTION
     said = f"{new.slot}: {new.value}"

@@ -49,7 +49,7 @@ from hmem.graph.search import (
 from hmem.models import require_aware
 from hmem.recall.context import header, pack
 from hmem.recall.models import SearchMode, SearchResult, SearchTimings
-from hmem.recall.newest import rank_newest
+from hmem.recall.newest import rank_newest, rank_owner
 from hmem.recall.query import QueryAnalysis, analyse
 from hmem.recall.question import QueryEmbedder, QuestionVectors
 from hmem.recall.rivals import rank_rivals
@@ -193,7 +193,9 @@ class Recall:
             same_day = rank_rivals(hits, lambda fact: fact.known_to is None)
             # and where no slot reading joins them: the newest statement of the leader's
             # owner that answers about as well (top ranks only; hmem.recall.newest)
-            rank_newest(hits, lambda fact: fact.known_to is None)
+            # the person the question asks about before another's (top ranks only)
+            rank_owner(hits, query, lambda fact: fact.known_to is None)
+            rank_newest(hits, lambda fact: fact.known_to is None, query)
         else:
             same_day = []
         conflicts = find_conflicts(hits, by_id, as_of)

@@ -19,15 +19,26 @@ is marked as an earlier value: that is the slot reading's call (``hmem.recall.ri
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from hmem.models import Fact
 from hmem.recall.models import Hit
+from hmem.recall.query import STOPWORDS
 from hmem.recall.scoring import rank_order
 from hmem.slots import change_cue, read_slot, same_slot
-from hmem.slots.whose import whose
+from hmem.slots.whose import asked_about, relation_words, whose
 
-__all__ = ["NEWEST_BAND", "NEWEST_CUE_BAND", "NEWEST_MAX_WORDS", "NEWEST_TOP", "rank_newest"]
+__all__ = [
+    "NEWEST_BAND",
+    "NEWEST_CUE_BAND",
+    "NEWEST_MAX_WORDS",
+    "NEWEST_TOP",
+    "rank_newest",
+    "rank_owner",
+    "same_person",
+    "topic_words",
+]
 
 #: The first hits looked at.
 NEWEST_TOP = 5
@@ -54,18 +65,95 @@ def _known_slot(lead: Hit) -> bool:
     return bool(lead.predecessors or lead.earlier or "inherited" in lead.parts)
 
 
-def _answers(hit: Hit, lead: Hit) -> bool:
-    """``hit`` answers the question about as well as the leader (or it is the leader)."""
+#: Words of a question that name no topic ("What is my favourite ...?").
+_NO_TOPIC = STOPWORDS | frozenset(
+    "favourite favorite top best most like love prefer use usual current currently these "  # noqa: SIM905
+    "days moment right go call called name new old one thing things whose".split()
+)
+_WORDS = re.compile(r"[a-z][a-z'-]+")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w.removesuffix("'s") for w in _WORDS.findall(text.lower()))
+
+
+def topic_words(question: str) -> frozenset[str]:
+    """The words a question names its topic by ("Which sport do I love most?": sport)."""
+    return frozenset(w for w in _words(question) if w not in _NO_TOPIC and len(w) > 2)
+
+
+def _answers(hit: Hit, lead: Hit, topic: frozenset[str] = frozenset()) -> bool:
+    """``hit`` answers the question about as well as the leader (or it is the leader):
+    close to it, or not far below it and saying it is a change, filling the leader's
+    slot, naming the question's topic as the leader does ("Padel is the sport I follow
+    most closely now" beside "My favourite sport is table tennis"), or after a leader
+    that only says something ended ("Sadly my pet died last week")."""
     gap = lead.raw.get("dense", 0.0) - hit.raw.get("dense", 0.0)
     if hit is lead or (gap <= NEWEST_BAND and not _known_slot(lead)):
         return True
+    lead_reading = read_slot(lead.fact.text, False)
     return gap <= NEWEST_CUE_BAND and (
         change_cue(hit.fact.text) is not None
-        or same_slot(read_slot(hit.fact.text, False), read_slot(lead.fact.text, False))
+        or same_slot(read_slot(hit.fact.text, False), lead_reading)
+        or bool(topic & _words(hit.fact.text) & _words(lead.fact.text))
+        or lead_reading.ends
     )
 
 
-def rank_newest(hits: dict[str, Hit], standing: Callable[[Fact], bool]) -> str | None:
+def same_person(a: str | None, b: str | None) -> bool:
+    """Two owners are one: equal, or one relative named two ways ("user.mum",
+    "user.mother")."""
+    if a is None or b is None or a == b:
+        return a == b
+    x, _, rel_a = a.partition(".")
+    y, _, rel_b = b.partition(".")
+    return x == y == "user" and bool(rel_a) and rel_b in relation_words(rel_a)
+
+
+def _elsewhere(text: str, asked: str) -> bool:
+    """The statement is another person's than the question asks about: a relative's for
+    a question about the user ("my mother's phone is an iPhone SE" for "What phone do I
+    have?"), or the user's own, naming no such relative, for a question about one ("I
+    moved to Tallinn myself" for "Which city is my little sister in?"). Named people
+    and statements whose owner the words do not tell are left where they are."""
+    owner = whose(text)
+    if owner is None or not owner.startswith("user") or same_person(owner, asked):
+        return False
+    if asked == "user":
+        return True
+    words = relation_words(asked.partition(".")[2])
+    return owner == "user" and not words & {w.lower().strip(".,;:!?'") for w in text.split()}
+
+
+def rank_owner(hits: dict[str, Hit], question: str, standing: Callable[[Fact], bool]) -> bool:
+    """Within the first ``NEWEST_TOP`` standing hits, the statements of the person the
+    question asks about (``hmem.slots.whose.asked_about``) before another person's (in
+    place, the set of those ranks unchanged); returns whether anything moved."""
+    asked = asked_about(question)
+    if asked is None:
+        return False
+    ranked = sorted((h for h in hits.values() if standing(h.fact)), key=rank_order)
+    ranked = ranked[:NEWEST_TOP]
+    # only the asked person's statements and another person's trade places: one whose
+    # owner the words do not tell ("The weather was lovely") keeps its own
+    asked_ones = [h for h in ranked if same_person(whose(h.fact.text), asked)]
+    others = [h for h in ranked if _elsewhere(h.fact.text, asked)]
+    if not asked_ones or not others:
+        return False
+    moved = [h for h in ranked if h in asked_ones or h in others]
+    order = sorted(moved, key=lambda h: h in others)
+    if order == moved:
+        return False
+    for hit, score in zip(order, [h.score for h in moved], strict=True):
+        parts = dict(hit.parts)
+        parts["owner"] = parts.get("owner", 0.0) + score - hit.score
+        hits[hit.fact.id] = hit.model_copy(update={"score": score, "parts": parts})
+    return True
+
+
+def rank_newest(
+    hits: dict[str, Hit], standing: Callable[[Fact], bool], question: str | None = None
+) -> str | None:
     """Lift the newest value of the question's leader group to the first place (in
     place); returns its id, or None when nothing moved."""
     ranked = sorted((h for h in hits.values() if standing(h.fact)), key=rank_order)
@@ -74,18 +162,31 @@ def rank_newest(hits: dict[str, Hit], standing: Callable[[Fact], bool]) -> str |
         return None
     lead = ranked[0]
     owner = whose(lead.fact.text)
-    if owner != "user" or lead.raw.get("dense", 0.0) <= 0.0 or lead.newer_value is not None:
-        # the user's own statements only: a named person's name dominates their
-        # embedding ("Where does Maya live?" is as close to "Maya now exercises by
-        # bouldering" as to her home), so closeness to the question says little there
+    asked = asked_about(question) if question else None
+    mine = owner == "user" or (owner is not None and same_person(owner, asked))
+    if not mine or lead.raw.get("dense", 0.0) <= 0.0 or lead.newer_value is not None:
+        # the user's own statements (or a relative's the question asks about): a named
+        # person's name dominates their embedding ("Where does Maya live?" is as close
+        # to "Maya now exercises by bouldering" as to her home), so closeness to the
+        # question says little there
         return None
+
+    def owned(text: str) -> bool:
+        # a statement no owner's words mark, saying it is a change ("Heads-up, new
+        # employer: Ocado"), in the user's own memory: the user's
+        found = whose(text)
+        if found is None:
+            return owner == "user" and change_cue(text) is not None
+        return same_person(found, owner)
+
+    topic = topic_words(question) if question else frozenset()
     group = [
         h
         for h in ranked
         if len(h.fact.text.split()) <= NEWEST_MAX_WORDS
-        and _answers(h, lead)
+        and _answers(h, lead, topic)
         and h.newer_value is None
-        and whose(h.fact.text) == owner
+        and owned(h.fact.text)
         and not read_slot(h.fact.text, False).added
     ]
     if lead not in group:  # an addition leads: values add up

@@ -31,6 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from hmem.slots.parses import parsed_reading, prime
+from hmem.slots.values import norm as _norm
+from hmem.slots.values import replaced as _replaced
+from hmem.slots.values import to_value
 
 __all__ = ["Reading", "change_cue", "read_slot", "read_slots"]
 
@@ -124,41 +127,6 @@ _PRONOUN_VALUES = frozenset(
 #: everyone's diets"): the thing's, not the subject's.
 _RELATIVE = re.compile(r"\b(?:that|which)\s+$", re.IGNORECASE)
 _ADDRESSEE = re.compile(r"\b(?:your\s+(?:\w+\s+)?|you\s+|you're\s+|you've\s+)$", re.IGNORECASE)
-_TAIL = re.compile(
-    r"\s+(?:now|these days|nowadays|today|tonight|yesterday|from now on|instead|too|also|"
-    r"as well|anymore|any more|again|lately|recently|fluently|by profession|by trade|"
-    r"(?:last|this|next) (?:week|month|year|spring|summer|autumn|fall|winter|weekend)|"
-    r"(?:in|during) the (?:spring|summer|autumn|fall|winter)|"
-    r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"every (?:morning|day|week|evening|night)|in the mornings?|"
-    r"in (?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december)(?: \d{1,2}(?:st|nd|rd|th)?)?(?:,? \d{4})?|in \d{4}|since \d{4}|"
-    r"so please do too|please|instead of .*|rather than .*|"
-    r"not .*|and I.*|for (?:good|now)|at the moment|these days|last time|"
-    # a clause that gives a reason or goes on is no part of the value ("Harry Potter
-    # because it is immersive")
-    r"(?:because|since|which|who|although|though|while|whereas|but|so that|as it|"
-    r"as they|as he|as she) .*|[-\u2013\u2014] .*)$",
-    re.IGNORECASE,
-)
-_REPLACED = (
-    re.compile(r"\binstead of (?:an? |the |my )?(?P<o>[^,;.!?]+)", re.IGNORECASE),
-    re.compile(r"\brather than (?:an? |the |my )?(?P<o>[^,;.!?]+)", re.IGNORECASE),
-    re.compile(r",\s*not (?:an? |the )?(?P<o>[^,;.!?]+)", re.IGNORECASE),
-    re.compile(
-        r"\b(?:no longer|don't|do not|doesn't|does not|won't)\s+(?:\w+\s+){0,2}?"
-        r"(?:drink|eat|use|play|drive|live in|work at|work for|go to|go by)\s+(?:an? |the )?"
-        r"(?P<o>[^,;.!?]+)",
-        re.IGNORECASE,
-    ),
-    re.compile(r"\bfrom (?:being )?(?:an? )?(?P<o>[^,;.!?]+?) to\b", re.IGNORECASE),
-    re.compile(
-        r"\b(?:traded|swapped|exchanged|sold) (?:(?:my|the|our|an?) )?(?P<o>[\w -]+?) "
-        r"(?:for|and)\b",
-        re.I,
-    ),
-    re.compile(r"\bis no longer (?P<o>[^,;.!?]+)", re.IGNORECASE),
-)
 _SUBJECT = re.compile(
     rf"^(?:(?P<i>I|I'm|I've|I'd|We|We're|We've|we|i)\b|(?P<my>[Mm]y|[Oo]ur)\s+"
     rf"(?P<rel>[a-z]+)\b|(?P<owner>{_CAP})'s\s+(?P<orel>[a-z]+)\b|(?P<name>{_CAP}))"
@@ -198,22 +166,6 @@ class Reading:
     added: bool = False
     replaced: frozenset[str] = field(default_factory=frozenset)
     parsed: bool = False  # a verb and its object the parse read, no frame of the data
-
-
-def _norm(value: str) -> str:
-    value = " ".join(value.split()).strip(" .,;:'\"!?")
-    for _ in range(4):
-        stripped = _TAIL.sub("", value).strip(" .,;:'\"!?")
-        if stripped == value:
-            break
-        value = stripped
-    value = re.sub(
-        r"^(?:now |just |currently |an? |the |some |my |our |his |her |their |its )+",
-        "",
-        value,
-        flags=re.I,
-    )
-    return value.lower().strip()
 
 
 _NOT_VERBS = frozenset(
@@ -397,12 +349,6 @@ def _framed(
     return None
 
 
-def _replaced(text: str) -> frozenset[str]:
-    return frozenset(
-        v for pattern in _REPLACED for m in pattern.finditer(text) if (v := _norm(m.group("o")))
-    )
-
-
 @functools.lru_cache(maxsize=8192)
 def _known_frame(text: str) -> tuple[str | None, tuple[str | None, str, str] | None]:
     """(the first subject, the first frame of the data the words hold) of a text."""
@@ -459,6 +405,7 @@ def read_slot(text: str, parse: bool = True) -> Reading:
         return Reading(subject=first_subject, cue=cue_m.group(0) if cue_m else None,
                        ends=end_m is not None, replaced=replaced)  # fmt: skip
     whose, slot, value = found
+    value = to_value(value)
     kind = slot.split(":")[0]
     known = known and kind not in ("",)
     cue = cue_m.group(0).lower() if cue_m else None

@@ -15,7 +15,7 @@ import re
 
 from hmem.slots.frames import PEOPLE
 
-__all__ = ["other_people", "whose"]
+__all__ = ["asked_about", "other_people", "relation_words", "whose"]
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _FIRST = frozenset("i i'm i've i'd i'll me my mine myself we we're we've our ours us".split())  # noqa: SIM905
@@ -40,7 +40,8 @@ _NOT_NAMES = frozenset(
     (  # noqa: SIM905
         "the a an this that these those it he she they you there here what who when where why "
         "how please my our your his her their its so and but or if as for from since after "
-        "before quick new out home just actually correction update scratch ask "
+        "before quick new out home just actually correction update scratch ask heads "
+        "things note fyi btw ps"
     ).split()
 )
 
@@ -70,7 +71,7 @@ def whose(text: str) -> str | None:
                     # child" is a count of mine
                     if (
                         _first_before(lowered, i)
-                        or (i > 0 and lowered[i - 1] in _COPULA)  # "Selma is my partner"
+                        or _copula_before(lowered, i)  # "Selma is (now) my partner"
                         or _WHO_FILLS.match(text[found[j].end() :])
                         or any(w in _COUNTING for w in lowered[i + 1 : j])
                     ):
@@ -96,6 +97,17 @@ def whose(text: str) -> str | None:
     return None
 
 
+_ADVERBS = frozenset(("now", "still", "officially", "also", "finally"))
+
+
+def _copula_before(lowered: list[str], i: int) -> bool:
+    """ "Selma is my partner", "Tomás is now my partner": who fills the user's place."""
+    j = i - 1
+    while j >= 0 and lowered[j] in _ADVERBS:
+        j -= 1
+    return j >= 0 and lowered[j] in _COPULA
+
+
 _SUBJECTS = frozenset("i i'm i've i'd i'll we we're we've".split())  # noqa: SIM905
 
 
@@ -114,3 +126,43 @@ def other_people(a: str, b: str) -> bool:
     x, y = whose(a), whose(b)
     mine = ("user", "user.")
     return x is not None and y is not None and x != y and x.startswith(mine) and y.startswith(mine)
+
+
+#: Words for one relation: a question about "my mother" is answered by "my mum uses ...".
+_SAME_PERSON = (
+    frozenset(("mother", "mom", "mum")),
+    frozenset(("father", "dad")),
+    frozenset(("boss", "manager")),
+    frozenset(("kid", "child", "son", "daughter")),
+    frozenset(("grandma", "grandmother")),
+    frozenset(("grandpa", "grandfather")),
+    frozenset(("neighbour", "neighbor")),
+    frozenset(("colleague", "coworker")),
+    frozenset(("partner", "wife", "husband", "girlfriend", "boyfriend")),
+)
+
+
+def relation_words(relation: str) -> frozenset[str]:
+    """The words that name one relation ("mother": mother, mom, mum)."""
+    for words in _SAME_PERSON:
+        if relation in words:
+            return words
+    return frozenset((relation,))
+
+
+@functools.lru_cache(maxsize=1024)
+def asked_about(question: str) -> str | None:
+    """Whose value a question asks for: "user.sister" ("Which city is my little sister
+    in?", "What's my boss's name?"), "user" ("What phone do I have?"), or None (a named
+    person's, or no one's). Unlike a statement, a question's "my <relative>" is always
+    about the relative: "Who is my manager?" asks who fills that place."""
+    lowered = [m.group().lower() for m in _WORD.finditer(question)]
+    for i, word in enumerate(lowered):
+        if word in _OWNERS:
+            for j in range(i + 1, min(len(lowered), i + 2 + _BETWEEN)):
+                rel = _person(lowered[j])
+                if rel is not None:
+                    return f"user.{rel}"
+                if lowered[j] in _FIRST:
+                    break
+    return "user" if any(w in _FIRST for w in lowered) else None

@@ -192,3 +192,30 @@ def test_metrics_count_inferred_closures_by_reason() -> None:
     value = metrics.registry.get_sample_value
     assert value("hmem_inferred_closures_total", {"reason": "contradiction"}) == 1.0
     assert value("hmem_inferred_closures_total", {"reason": "ended"}) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "closed"),
+    [
+        ("I'm not on a Pixel 9 anymore, I got a Galaxy S23.", "My phone is a Pixel 9.", True),
+        ("Turquoise is no longer my colour; it's orange.", "My colour is turquoise.", True),
+        ("Out with Hanoi, in with Edinburgh.", "My favourite city has changed to Hanoi.", True),
+        ("At the climbing club I'm Bunny now, not Tink.", "My nickname is Tink.", True),
+        ("It's John with that spelling, not Jon.", "My name is Jon.", True),
+        ("It's August 22, I said August 2 by mistake.", "Our anniversary is August 2.", True),
+        # the drop names a value the new statement keeps: "Galaxy S23" is not dropped
+        ("I'm not on a Pixel 9 anymore, I got a Galaxy S23.", "I use a Galaxy S23.", False),
+        # another person's value, and her home is not her office
+        ("My sister doesn't live in Porto anymore.", "I live in Porto.", False),
+        ("Ines no longer lives in Melbourne.", "Ines's office is in Melbourne.", False),
+        ("I'm not sure Porto was right.", "I live in Porto.", False),
+    ],
+)
+def test_a_value_the_words_drop_is_closed_for_the_same_person(
+    new: str, old: str, closed: bool
+) -> None:
+    """ "I'm not on a Pixel 9 anymore": whatever slot the Pixel 9 was stated in, and
+    whatever the parse makes of the new statement's subject."""
+    a, b = read_claims([new, old])
+    decision = decide(a, b)
+    assert (decision is not None and decision.op == "supersede") is closed, decision

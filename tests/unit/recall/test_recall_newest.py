@@ -11,9 +11,12 @@ from hmem.recall.newest import (
     NEWEST_MAX_WORDS,
     NEWEST_TOP,
     rank_newest,
+    rank_owner,
+    same_person,
+    topic_words,
 )
 from hmem.slots import read_slot, same_slot
-from hmem.slots.whose import whose
+from hmem.slots.whose import asked_about, whose
 from tests.unit.recall.test_recall_scoring_and_context import day, fact
 
 
@@ -123,3 +126,73 @@ def test_a_long_chat_message_is_no_statement_to_lift() -> None:
         ("long", long, (2025, 1, 1), 0.5, 0.69),
     )
     assert rank_newest(hits, _open) is None
+
+
+def test_the_question_says_whose_value_it_asks_for() -> None:
+    assert asked_about("Which city is my little sister in?") == "user.sister"
+    assert asked_about("What's my boss's name?") == "user.boss"
+    assert asked_about("What phone do I have?") == "user"
+    assert asked_about("Where does Maya live?") is None
+    assert same_person("user.mum", "user.mother") and same_person("user", "user")
+    assert not same_person("user", "user.sister") and not same_person(None, "user")
+    assert whose("Tomás is now my partner.") == "user"  # who fills the user's place
+    assert whose("Heads-up, new employer: Ocado.") is None  # no one named Heads
+
+
+def test_the_asked_person_comes_before_another_within_the_first_ranks() -> None:
+    hits = _hits(
+        ("mine", "I moved to Tallinn myself.", (2025, 1, 1), 0.9, 0.7),
+        ("weather", "The weather was lovely this weekend.", (2020, 1, 1), 0.8, 0.6),
+        ("hers", "My little sister lives in Lyon.", (2024, 1, 1), 0.7, 0.6),
+    )
+    assert rank_owner(hits, "Which city is my little sister in?", _open)
+    # the sister's and the user's trade places; the weather keeps its own
+    assert _order(hits) == ["hers", "weather", "mine"]
+    assert hits["hers"].parts["owner"] > 0
+    mum = _hits(
+        ("hers", "My mum uses a Doro flip phone.", (2024, 1, 1), 0.9, 0.7),
+        ("mine", "I use a Motorola G.", (2024, 1, 1), 0.8, 0.6),
+    )
+    assert rank_owner(mum, "What phone do I have?", _open)
+    assert _order(mum) == ["mine", "hers"]
+    assert rank_owner(mum, "What phone does my mother have?", _open)  # mum is mother
+    assert _order(mum) == ["hers", "mine"]
+
+
+def test_no_move_without_a_statement_of_the_asked_person() -> None:
+    # "Who is my partner?": the user's own statements say who fills that place
+    hits = _hits(
+        ("dating", "I'm dating Elena now.", (2025, 1, 1), 0.9, 0.7),
+        ("weather", "The weather was lovely this weekend.", (2020, 1, 1), 0.8, 0.6),
+    )
+    assert not rank_owner(hits, "Who is my partner?", _open)
+    assert _order(hits) == ["dating", "weather"]
+    assert not rank_owner(hits, "Where does Maya live?", _open)
+
+
+def test_a_relatives_newest_value_is_lifted_when_the_question_asks_about_them() -> None:
+    rows = (
+        ("lyon", "My little sister lives in Lyon.", (2021, 1, 1), 0.9, 0.7),
+        ("oslo", "My little sister's home has changed to Oslo.", (2025, 1, 1), 0.6, 0.5),
+    )
+    assert rank_newest(_hits(*rows), _open) is None  # not the user's: left alone
+    hits = _hits(*rows)
+    assert rank_newest(hits, _open, "Which city is my little sister in?") == "oslo"
+
+
+def test_the_questions_topic_word_joins_a_newer_statement_to_the_leader() -> None:
+    assert topic_words("Which sport do I love most?") == {"sport"}
+    rows = (
+        ("tt", "My favourite sport is table tennis.", (2021, 1, 1), 0.9, 0.72),
+        ("padel", "Padel is the sport I follow most closely.", (2025, 1, 1), 0.5, 0.45),
+    )
+    assert rank_newest(_hits(*rows), _open, "Which sport is my favourite?") == "padel"
+    assert rank_newest(_hits(*rows), _open, "What do I play on weekends?") is None
+
+
+def test_after_a_leader_that_only_ends_something_a_newer_value_comes_first() -> None:
+    rows = (
+        ("died", "Sadly my pet died last week.", (2024, 1, 1), 0.9, 0.6),
+        ("cat", "We adopted a cat called Pepper.", (2025, 1, 1), 0.5, 0.4),
+    )
+    assert rank_newest(_hits(*rows), _open, "Which animal lives with me?") == "cat"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hmem.slots import read_slot, rivals, states_newer_value
+from hmem.slots.values import dropped, to_value
 
 
 @pytest.mark.parametrize(
@@ -93,3 +94,16 @@ def test_rivals_are_other_values_of_one_single_valued_slot(
 def test_states_newer_value_cannot_tell_without_a_slot() -> None:
     assert states_newer_value("The weather was lovely.", "I live in Porto.") is None
     assert states_newer_value("I live in Lisbon.", "I moved to Porto.") is True
+
+
+def test_dropped_values_and_from_to_values() -> None:
+    assert dropped("I'm not on a Pixel 9 anymore, I got a Galaxy S23.", "pixel 9")
+    assert not dropped("I'm not on a Pixel 9 anymore, I got a Galaxy S23.", "galaxy s23")
+    assert dropped("Out with Hanoi, in with Edinburgh.", "hanoi")
+    assert not dropped("Out with Hanoi, in with Edinburgh.", "edinburgh")
+    assert dropped("I'm Bunny now, not Tink.", "tink")
+    assert not dropped("I'm not sure about Porto.", "porto")  # a doubt drops nothing
+    assert not dropped("Anything", "")
+    assert to_value("from volleyball to cricket") == "cricket"
+    assert to_value("volleyball") == "volleyball"
+    assert read_slot("I've switched from volleyball to cricket.").value == "cricket"

@@ -1,0 +1,99 @@
+"""What a value is in a statement's words: its text without the words around it ("now",
+"these days", a reason clause; ``norm``), and the values a statement says it replaces
+("instead of coffee", "from Lisbon to Porto", ", not May 3", "traded my Corolla for";
+``replaced``), or leaves behind in a clause that drops them ("I'm not on a Pixel 9
+anymore", "Turquoise is no longer my colour", "out with Hanoi"; ``dropped``)."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["dropped", "norm", "replaced", "to_value"]
+
+_TAIL = re.compile(
+    r"\s+(?:now|these days|nowadays|today|tonight|yesterday|from now on|instead|too|also|"
+    r"as well|anymore|any more|again|lately|recently|fluently|by profession|by trade|"
+    r"(?:last|this|next) (?:week|month|year|spring|summer|autumn|fall|winter|weekend)|"
+    r"(?:in|during) the (?:spring|summer|autumn|fall|winter)|"
+    r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"every (?:morning|day|week|evening|night)|in the mornings?|"
+    r"in (?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)(?: \d{1,2}(?:st|nd|rd|th)?)?(?:,? \d{4})?|in \d{4}|since \d{4}|"
+    r"so please do too|please|instead of .*|rather than .*|"
+    r"not .*|and I.*|for (?:good|now)|at the moment|these days|last time|"
+    # a clause that gives a reason or goes on is no part of the value ("Harry Potter
+    # because it is immersive")
+    r"(?:because|since|which|who|although|though|while|whereas|but|so that|as it|"
+    r"as they|as he|as she) .*|[-\u2013\u2014] .*)$",
+    re.IGNORECASE,
+)
+_REPLACED = (
+    re.compile(r"\binstead of (?:an? |the |my )?(?P<o>[^,;.!?]+)", re.IGNORECASE),
+    re.compile(r"\brather than (?:an? |the |my )?(?P<o>[^,;.!?]+)", re.IGNORECASE),
+    re.compile(r",\s*not (?:an? |the )?(?P<o>[^,;.!?]+)", re.IGNORECASE),
+    re.compile(
+        r"\b(?:no longer|don't|do not|doesn't|does not|won't)\s+(?:\w+\s+){0,2}?"
+        r"(?:drink|eat|use|play|drive|live in|work at|work for|go to|go by)\s+(?:an? |the )?"
+        r"(?P<o>[^,;.!?]+)",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\bfrom (?:being )?(?:an? )?(?P<o>[^,;.!?]+?) to\b", re.IGNORECASE),
+    re.compile(
+        r"\b(?:traded|swapped|exchanged|sold) (?:(?:my|the|our|an?) )?(?P<o>[\w -]+?) "
+        r"(?:for|and)\b",
+        re.I,
+    ),
+    re.compile(r"\bis no longer (?P<o>[^,;.!?]+)", re.IGNORECASE),
+)
+
+
+def norm(value: str) -> str:
+    value = " ".join(value.split()).strip(" .,;:'\"!?")
+    for _ in range(4):
+        stripped = _TAIL.sub("", value).strip(" .,;:'\"!?")
+        if stripped == value:
+            break
+        value = stripped
+    value = re.sub(
+        r"^(?:now |just |currently |an? |the |some |my |our |his |her |their |its )+",
+        "",
+        value,
+        flags=re.I,
+    )
+    return value.lower().strip()
+
+
+def replaced(text: str) -> frozenset[str]:
+    return frozenset(
+        v for pattern in _REPLACED for m in pattern.finditer(text) if (v := norm(m.group("o")))
+    )
+
+
+#: Words that drop a value in their clause: "I'm not on a Pixel 9 anymore", "Turquoise is
+#: no longer my colour", "Out with Hanoi, in with Edinburgh", "I've gone off Taleggio".
+#: "At the club I'm Bunny now, not Tink", "I said August 2 by mistake".
+_DROPS = re.compile(
+    r"\b(?:no longer|any ?more|out with|gone off|moved on from|done with|over with|by mistake)"
+    r"\b|^\s*not\b",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[;.!?]|,\s|\s[-\u2013\u2014]\s|\s(?:but|so|and)\s")
+
+
+def dropped(text: str, value: str) -> bool:
+    """Whether ``text`` drops ``value`` (a normalised value): it stands in a clause with
+    a word that leaves it behind ("I'm not on a Pixel 9 anymore, I got a Galaxy S23"
+    drops "pixel 9", not "galaxy s23")."""
+    if not value:
+        return False
+    named = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
+    return any(_DROPS.search(c) and named.search(c) for c in _CLAUSE.split(text))
+
+
+_FROM_TO = re.compile(r"^from (?:being )?(?:an? |the )?(?P<o>.+?) to (?:an? |the )?(?P<v>.+)$")
+
+
+def to_value(value: str) -> str:
+    """A value read as "from X to Y" ("I've switched from volleyball to cricket") is Y."""
+    m = _FROM_TO.match(value)
+    return m.group("v") if m else value
