@@ -22,7 +22,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 
-from hmem.infer.subjects import clause_of, subject_from_parse, subject_from_words
+from hmem.infer.subjects import clause_of, not_a_person, subject_from_parse, subject_from_words
 from hmem.models import SupersedeReason
 from hmem.slots import Reading, masked_frame, parser_pipeline, read_slot
 from hmem.slots.parses import prime
@@ -290,6 +290,8 @@ def _read(originals: list[str]) -> list[Claim]:
         slot, value, single, known = _slot_of(text, reading)
         if known and reading.subject is not None:
             subject = reading.subject  # "Teal is my favourite colour": the frame says whose
+        elif subject is not None and not_a_person(subject, text):
+            subject = "user"  # "Bilbao is where I live now", "The user now supports Ajax"
         if subject is not None and not subject.startswith("user") and _AND_I.match(text):
             subject = "user"
         if speaker is not None and subject is not None and subject.split(".")[0] == "user":
@@ -387,7 +389,8 @@ _WHEN = frozenset(
 _ENDED_SLOT = {
     "job": "employer", "work": "employer", "company": "employer",
     "girlfriend": "partner", "boyfriend": "partner", "relationship": "partner",
-    "wife": "partner", "husband": "partner", "partner": "partner",
+    "wife": "partner", "husband": "partner", "partner": "partner", "car": "car",
+    "phone": "phone",
 }  # fmt: skip
 
 

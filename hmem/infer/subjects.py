@@ -7,10 +7,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from hmem.slots.frames import PEOPLE
+from hmem.slots.whose import whose
+
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-__all__ = ["clause_of", "subject_from_parse", "subject_from_words"]
+__all__ = ["clause_of", "not_a_person", "subject_from_parse", "subject_from_words"]
 
 _PRONOUNS = {"i": "user", "we": "user", "me": "user"}
 _THIRD = frozenset({"he", "she", "they", "it", "him", "her", "them", "this", "that"})
@@ -31,7 +34,9 @@ def subject_from_parse(doc: Doc) -> str | None:
             whose = _PRONOUNS.get(owner, "user" if owner in ("my", "our") else owner)
             if owner in _THIRD or owner in ("his", "her", "their", "its"):
                 return None
-            return f"{whose}.{token.lemma_.lower()}"
+            # "my sister" is hers; "my age", "my job": the user's own
+            lemma = token.lemma_.lower()
+            return f"{whose}.{lemma}" if lemma in PEOPLE or whose != "user" else whose
         if token.pos_ == "PROPN":
             parts = [c.lower_ for c in token.lefts if c.dep_ == "compound"] + [lower]
             return " ".join(parts)
@@ -77,3 +82,21 @@ def clause_of(text: str, start: int, end: int) -> str:
     left = max((m.end() for m in breaks if m.end() <= start), default=0)
     right = min((m.start() for m in breaks if m.start() >= end), default=len(text))
     return text[left:right]
+
+
+#: A value before its verb: "Bilbao is where I live now", "Taleggio wins", "Heads-up: Ocado
+#: is my employer now".
+_VALUE_FIRST = re.compile(
+    r"^(?:[^,;:]{0,40}[:\u2014-]\s+)?(?:the |an? )?[A-Z][\w'-]*(?:\s+[A-Z0-9][\w'-]*){0,3}\s+"
+    r"(?:is|isn't|was|wins|became|has become|has overtaken|is now|is no longer)\b"
+)
+
+
+def not_a_person(subject: str, text: str) -> bool:
+    """The parse's subject is no one, and the words are the user's: "the user", a thing
+    ("?water": "sparkling water is now my usual drink"), or a value first ("Bilbao is
+    where I live now", "Taleggio wins")."""
+    if subject in ("?user", "user.user"):
+        return True
+    mine = whose(text) == "user"
+    return mine and (subject.startswith("?") or _VALUE_FIRST.match(text) is not None)

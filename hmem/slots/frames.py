@@ -44,6 +44,7 @@ SINGLE = frozenset(_DATA["single"])
 MULTI = frozenset(_DATA["multi"])
 PEOPLE = frozenset(_DATA["people"])
 _NOUN_SLOT = {noun: slot for slot, nouns in _DATA["nouns"].items() for noun in nouns}
+_KIND = {word: kind for kind, words in _DATA["kinds"].items() for word in words}
 _COUNT_NOUN: dict[str, str] = {
     noun: slot for slot, nouns in _DATA["count_nouns"].items() for noun in nouns
 }
@@ -64,7 +65,9 @@ _PLACEHOLDERS = {
     "{v}": r"(?P<v>[^,;:.!?]+)",
     "{name}": rf"(?-i:(?P<v>{_CAP}(?:\s+(?:(?:of|de|la|van|von)\s+)?{_CAP})*))",
     "{num}": r"(?P<v>\d{1,3}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + r")",
-    "{ord}": r"(?P<v>" + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + r")",
+    "{ord}": r"(?P<v>\d{1,3}(?:st|nd|rd|th)|"
+    + "|".join(sorted(_ORDINALS, key=len, reverse=True))
+    + r")",
     "{cn}": r"(?P<n>[a-z]+(?:[ -][a-z]+)?)",
     "{n}": r"(?P<n>[a-z]+(?: [a-z]+)?)",
     "{who}": rf"(?P<who>\b(?:my|our|his|her|their|(?-i:{_CAP}'s))(?:\s+(?P<rel>[a-z]+)'s)?)",
@@ -291,7 +294,7 @@ def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, st
 
 
 #: Where a sentence or a clause with its own subject ends ("..., so we have two kids").
-_SENTENCE_END = re.compile(r"[.!?;]+\s+|,\s+(?:so|and|but)\s+(?=(?:I|[Ww]e|[Mm]y|[Oo]ur)\b)")
+_SENTENCE_END = re.compile(r"[.!?;:]+\s+|,\s+(?:so|and|but)\s+(?=(?:I|[Ww]e|[Mm]y|[Oo]ur)\b)")
 
 
 def _sentence_at(text: str, at: int) -> str:
@@ -343,6 +346,9 @@ def _framed(
             elif slot == "count":
                 slot = f"count:{_singular(groups['n'])}"
                 value = str(_NUMBERS.get(value, _ORDINALS.get(value, value)))
+                value = re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", value)
+                if whose in (None, "another", groups["n"].lower()):
+                    whose = "user"  # "Country number 16 ticked off!": the speaker's count
             elif slot == "pet":
                 slot = f"pet:{_singular(groups['n'])}"
             return whose, slot, value
@@ -406,6 +412,8 @@ def read_slot(text: str, parse: bool = True) -> Reading:
                        ends=end_m is not None, replaced=replaced)  # fmt: skip
     whose, slot, value = found
     value = to_value(value)
+    if slot.startswith("favourite:"):
+        slot = "favourite:" + _KIND.get(slot[10:], slot[10:])  # a film is a movie
     kind = slot.split(":")[0]
     known = known and kind not in ("",)
     cue = cue_m.group(0).lower() if cue_m else None
@@ -422,7 +430,7 @@ def read_slot(text: str, parse: bool = True) -> Reading:
         single=single,
         cue=cue,
         ends=ends,
-        added=_ADDITION.search(text) is not None,
+        added=_ADDITION.search(text) is not None and kind != "count",  # a count is a total
         replaced=replaced - {value},
         parsed=by_parse,
     )

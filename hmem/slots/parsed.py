@@ -33,6 +33,7 @@ from hmem.slots.nouns import (
     NAME_VERBS,
     NOT_ROLES,
     NOUN_PREP,
+    NOUN_SLOT,
     POINTERS,
     ROLE_ENDINGS,
     SLOT_VERBS,
@@ -231,6 +232,9 @@ def _prep(p: Token) -> Iterator[Parsed]:
             # "I changed my name to Bo", "I celebrate my birthday on May 3"
             if c.dep_ in ("dobj", *SUBJECTS) and c.i != value.i and lemma_of(c) not in PEOPLE:
                 found = slot_np(c, value)
+                if found is None and c.pos_ == "NOUN" and owner_np(c)[0]:
+                    # "my dentist has changed to Dr Moreau": the noun names its slot
+                    found = (owner_np(c)[1], NOUN_SLOT.get(lemma_of(c), lemma_of(c)))
                 if found is not None and child_of(c, ("poss",)) is not None:
                     yield Parsed(found[0], found[1], span_of(value), True, 2)
                     return

@@ -71,7 +71,7 @@ def whose(text: str) -> str | None:
                     # child" is a count of mine
                     if (
                         _first_before(lowered, i)
-                        or _copula_before(lowered, i)  # "Selma is (now) my partner"
+                        or (_copula_before(lowered, i) and not lowered[j].endswith("'s"))
                         or _WHO_FILLS.match(text[found[j].end() :])
                         or any(w in _COUNTING for w in lowered[i + 1 : j])
                     ):
@@ -101,7 +101,8 @@ _ADVERBS = frozenset(("now", "still", "officially", "also", "finally"))
 
 
 def _copula_before(lowered: list[str], i: int) -> bool:
-    """ "Selma is my partner", "Tomás is now my partner": who fills the user's place."""
+    """ "Selma is my partner", "Tomás is now my partner": who fills the user's place (not
+    "A BMW is my dad's new car": the dad's)."""
     j = i - 1
     while j >= 0 and lowered[j] in _ADVERBS:
         j -= 1
