@@ -447,8 +447,8 @@ def _replaces(new: Claim, old: Claim) -> Decision | None:
         return None
     # "I'm not on a Pixel 9 anymore", "Turquoise is no longer my colour": the same person's
     # words, by any reading of their subject ("It's John, not Jon": the user's own)
-    theirs = whose(old.text)
-    mine = whose(new.text) or ("user" if theirs == "user" else None)
+    mine, theirs = whose(new.text), whose(old.text)
+    mine, theirs = mine or ("user" if theirs == "user" else None), theirs or mine
     other = new.known and new.slot is not None and new.slot != old.slot  # her home, not office
     if dropped(new.text, old.value) and mine is not None and mine == theirs and not other:
         ended = new.value in (None, old.value)

@@ -89,12 +89,16 @@ def _answers(hit: Hit, lead: Hit, topic: frozenset[str] = frozenset()) -> bool:
     most closely now" beside "My favourite sport is table tennis"), or after a leader
     that only says something ended ("Sadly my pet died last week")."""
     gap = lead.raw.get("dense", 0.0) - hit.raw.get("dense", 0.0)
-    if hit is lead or (gap <= NEWEST_BAND and not _known_slot(lead)):
+    if hit is lead:
         return True
-    lead_reading = read_slot(lead.fact.text, False)
+    lead_reading, reading = read_slot(lead.fact.text, False), read_slot(hit.fact.text, False)
+    if lead_reading.known and reading.known and lead_reading.slot != reading.slot:
+        return False  # "My boss has changed to Gregor" says nothing of "My name is Shreya"
+    if gap <= NEWEST_BAND and not _known_slot(lead):
+        return True
     return gap <= NEWEST_CUE_BAND and (
         change_cue(hit.fact.text) is not None
-        or same_slot(read_slot(hit.fact.text, False), lead_reading)
+        or same_slot(reading, lead_reading)
         or bool(topic & _words(hit.fact.text) & _words(lead.fact.text))
         or lead_reading.ends
     )
@@ -177,6 +181,9 @@ def rank_newest(
         found = whose(text)
         if found is None:
             return owner == "user" and change_cue(text) is not None
+        if found == "user" and owner != "user" and asked is not None:
+            # the user saying who fills a relative's place: "We got a new boss: Björn"
+            return bool(relation_words(asked.partition(".")[2]) & _words(text))
         return same_person(found, owner)
 
     topic = topic_words(question) if question else frozenset()

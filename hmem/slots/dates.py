@@ -425,6 +425,19 @@ def _find(text: str, base: datetime) -> list[_Found]:
     return kept
 
 
+#: A day and month that recur every year (a birthday, an anniversary): without a year
+#: it is what the fact says, not when it began.
+_RECURRING = re.compile(
+    r"\b(?:birthdays?|born|birth ?date|date of birth|anniversary|name ?day)\b", re.IGNORECASE
+)
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+#: "30 August", "August 2", "2nd of May": a day of the year, no year
+_DAY_OF_YEAR = re.compile(
+    rf"(?:the )?\d{{1,2}}(?:st|nd|rd|th)?(?: of)? {_MONTHS}|{_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?",
+    re.IGNORECASE,
+)
+
+
 def _roles(text: str, found: list[_Found]) -> list[_Found]:
     out: list[_Found] = []
     i = 0
@@ -454,6 +467,11 @@ def _roles(text: str, found: list[_Found]) -> list[_Found]:
             elif _UNTIL.search(before):
                 role = "until"
             elif _SKIP.search(before):
+                role = "skip"
+            elif _RECURRING.search(text) and _DAY_OF_YEAR.fullmatch(
+                text[hit.begin : hit.end].strip(" .,;:!?")
+            ):
+                # "My birthday is 30 August": the day is the value, no time it began
                 role = "skip"
         out.append(_Found(hit.begin, hit.end, hit.when, role))
         i += 1

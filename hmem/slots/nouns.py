@@ -100,12 +100,19 @@ def kind_of(t: Token) -> str:
     return " ".join([*(w.lower_ for w in t.doc[lo : t.i]), lemma_of(t)])
 
 
+_LATEST = frozenset(("recently", "lately", "recent"))
+
+
 def favourite_noun(n: Token) -> bool:
     """ "my favourite/top cheese", "the cheese I like most", "my workout of choice"."""
     for c in n.children:
         if c.dep_ in ("amod", "compound", "nmod") and lemma_of(c) in FAV_ADJ:
             return True
-        if lemma_of(c) in FAV_VERB and c.i > n.i and degree_of(c) is not None:
+        degree = degree_of(c) if c.i > n.i else None
+        # "the cheese I like most", "the sport I follow most closely" (not "the book I
+        # read most recently": the latest, no favourite)
+        liked = lemma_of(c) in FAV_VERB or (c.dep_ == "relcl" and c.pos_ == "VERB")
+        if liked and degree is not None and degree.head.lower_ not in _LATEST:
             return True
         if c.dep_ == "prep" and c.lower_ == "of":
             obj = pobj_of(c)
