@@ -26,7 +26,7 @@ from hmem.models import Fact
 from hmem.recall.models import Hit
 from hmem.recall.query import STOPWORDS
 from hmem.recall.scoring import rank_order
-from hmem.slots import change_cue, read_slot, same_slot
+from hmem.slots import Reading, change_cue, read_slot, same_slot
 from hmem.slots.whose import asked_about, relation_words, whose
 
 __all__ = [
@@ -50,6 +50,9 @@ NEWEST_CUE_BAND = 0.30
 #: them is no answer). The development splits' statements hold at most 13 words; a
 #: quarter of BEAM's user messages 31 or more.
 NEWEST_MAX_WORDS = 25
+#: A hit whose only change cue is "new" answers as well from this share of the leader's
+#: dense signal.
+NEWEST_CUE_SHARE = 0.5
 #: How far above the leader the newest value ranks (score units).
 _LIFT = 1e-3
 
@@ -82,6 +85,12 @@ def topic_words(question: str) -> frozenset[str]:
     return frozenset(w for w in _words(question) if w not in _NO_TOPIC and len(w) > 2)
 
 
+def _kind(reading: Reading) -> str | None:
+    """A slot's kind: a pet is a pet, whatever animal ("pet:cat", "pet:guinea pig")."""
+    slot = reading.slot
+    return "pet" if slot is not None and slot.startswith("pet:") else slot
+
+
 def _answers(hit: Hit, lead: Hit, topic: frozenset[str] = frozenset()) -> bool:
     """``hit`` answers the question about as well as the leader (or it is the leader):
     close to it, or not far below it and saying it is a change, filling the leader's
@@ -92,13 +101,20 @@ def _answers(hit: Hit, lead: Hit, topic: frozenset[str] = frozenset()) -> bool:
     if hit is lead:
         return True
     lead_reading, reading = read_slot(lead.fact.text, False), read_slot(hit.fact.text, False)
-    if lead_reading.known and reading.known and lead_reading.slot != reading.slot:
+    if lead_reading.known and reading.known and _kind(lead_reading) != _kind(reading):
         return False  # "My boss has changed to Gregor" says nothing of "My name is Shreya"
     if gap <= NEWEST_BAND and not _known_slot(lead):
         return True
+    # "new" describes a thing more often than a change: a hit it is the only cue of must
+    # answer at least half as well as the leader ("I bought new running shoes" is no new
+    # wedding date)
+    cue = change_cue(hit.fact.text)
+    share = hit.raw.get("dense", 0.0) / max(lead.raw.get("dense", 0.0), 1e-9)
+    cued = cue is not None and (cue != "new" or share >= NEWEST_CUE_SHARE)
     return gap <= NEWEST_CUE_BAND and (
-        change_cue(hit.fact.text) is not None
+        cued
         or same_slot(reading, lead_reading)
+        or _kind(reading) == _kind(lead_reading) == "pet"  # a new pet beside the old
         or bool(topic & _words(hit.fact.text) & _words(lead.fact.text))
         or lead_reading.ends
     )

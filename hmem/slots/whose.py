@@ -35,6 +35,8 @@ _COUNTING = frozenset(
 )
 _COPULA = frozenset(("is", "was", "are", "were", "became", "becomes", "be"))
 _USER = re.compile(r"\bthe user(?:'s)?\b", re.IGNORECASE)
+_USER_REL = re.compile(r"\bthe user's\s+([a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
+_BACK = re.compile(r"\b(?:them|themselves|him|her)\b", re.IGNORECASE)
 _NAMED = re.compile(r"^(?P<name>[A-Z][a-z]+)(?:'s\s+(?P<rel>[a-z]+))?\b")
 _NOT_NAMES = frozenset(
     (  # noqa: SIM905
@@ -80,6 +82,13 @@ def whose(text: str) -> str | None:
                 if lowered[j] in _FIRST:
                     break
     if _USER.search(text):
+        # "The user's mother has switched to a Pixel 8": the mother's; "the user's friends
+        # now call them Bo": the user's
+        said = _USER_REL.search(text)
+        words = said.group(1).split() if said is not None else []
+        person = next((p for w in words if (p := _person(w)) is not None), None)
+        if said is not None and person is not None and not _BACK.search(text[said.end() :]):
+            return f"user.{person}"
         return "user"
     named = _POSSESSIVE.search(text)
     if named is not None and "my" not in lowered and named.group(1).lower() not in _NOT_NAMES:

@@ -75,3 +75,21 @@ def test_a_weekly_habit_is_no_date() -> None:
         assert read_interval(text, said).valid_from is None, text
     once = read_interval("I met Tom on Tuesday evening.", said)
     assert (once.valid_from, once.from_precision) == (_day("2026-05-26"), "day")
+
+
+def test_a_birthdays_day_is_its_value_not_when_it_began() -> None:
+    """ "My birthday is on 30 August", said in March: the day recurs every year; it is
+    no world time the statement began at (it had been read as 30 August of this year,
+    months after it was said)."""
+    for text in (
+        "My birthday is on 30 August.",
+        "I now celebrate my birthday on 2 February, my official date.",
+        "Our wedding anniversary is August 2.",
+        "My birthday is the 2nd of May.",
+    ):
+        assert read_interval(text, SAID).valid_from is None, text
+    # with a year it is a day that happened; other statements keep their dates
+    assert read_interval("I was born on 25 December 1990.", SAID).valid_from == datetime(
+        1990, 12, 25, tzinfo=UTC
+    )
+    assert read_interval("I moved to Lyon on 3 March.", SAID).valid_from is not None

@@ -196,3 +196,31 @@ def test_after_a_leader_that_only_ends_something_a_newer_value_comes_first() -> 
         ("cat", "We adopted a cat called Pepper.", (2025, 1, 1), 0.5, 0.4),
     )
     assert rank_newest(_hits(*rows), _open, "Which animal lives with me?") == "cat"
+
+
+def test_the_users_relative_and_the_users_own_words() -> None:
+    assert whose("The user's mother has switched to a Pixel 8.") == "user.mother"
+    assert whose("The user's friends now nickname them Sparky.") == "user"  # them: the user
+    assert whose("The user's favourite band is now Bon Iver.") == "user"
+    assert whose("A BMW 3 Series is my dad's new car.") == "user.dad"
+
+
+def test_new_alone_is_a_weak_cue_and_other_slots_never_answer() -> None:
+    lead = ("date", "It's August 22, I said August 2 by mistake.", (2025, 1, 1), 0.9, 0.31)
+    shoes = ("shoes", "I bought new running shoes.", (2025, 2, 1), 0.5, 0.10)
+    assert rank_newest(_hits(lead, shoes), _open, "What date did we get married?") is None
+    colour = ("colour", "My favourite colour is teal.", (2024, 1, 1), 0.9, 0.5)
+    sport = ("sport", "My favourite sport has changed to padel.", (2025, 1, 1), 0.8, 0.45)
+    assert rank_newest(_hits(colour, sport), _open, "What colour do I like?") is None
+    # a new pet beside the old one: the newest first
+    old_pet = ("nugget", "My pet is a guinea pig, Nugget.", (2024, 1, 1), 0.9, 0.5)
+    new_pet = ("pepper", "We adopted a cat called Pepper.", (2025, 1, 1), 0.8, 0.4)
+    assert rank_newest(_hits(old_pet, new_pet), _open, "Which animal lives with me?") == "pepper"
+
+
+def test_a_relatives_place_filled_in_the_users_own_words() -> None:
+    rows = (
+        ("marcus", "My boss's name is Marcus.", (2024, 1, 1), 0.9, 0.6),
+        ("bjorn", "We got a new boss: Björn.", (2025, 1, 1), 0.8, 0.5),
+    )
+    assert rank_newest(_hits(*rows), _open, "What's my boss's name?") == "bjorn"

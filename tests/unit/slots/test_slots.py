@@ -107,3 +107,30 @@ def test_dropped_values_and_from_to_values() -> None:
     assert to_value("from volleyball to cricket") == "cricket"
     assert to_value("volleyball") == "volleyball"
     assert read_slot("I've switched from volleyball to cricket.").value == "cricket"
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("Padel is the sport I follow most closely now.", "favourite:sport", "padel"),
+        ("My favourite film is Heat.", "favourite:movie", "heat"),  # a film is a movie
+        ("The novel I love most is Dune.", "favourite:book", "dune"),
+        ("Country number 16 ticked off!", "count:country", "16"),
+        ("Another grandchild arrived, so that makes four.", "count:grandchild", "4"),
+        ("I just visited my 19th country.", "count:country", "19"),
+        ("That trip brings me to 16 countries.", "count:country", "16"),
+        ("My marathon count is now three.", "count:marathon", "3"),
+        ("Correction, my age is 34.", "age", "34"),
+        ("Small correction: my name is spelled Katharine.", "name", "katharine"),
+        ("Autocorrect got me: I live in Bern.", "residence", "bern"),
+    ],
+)
+def test_more_phrasings_name_their_slot(text: str, slot: str, value: str) -> None:
+    found = read_slot(text)
+    assert (found.subject, found.slot, found.value) == ("user", slot, value)
+    assert not found.added  # a count is a total
+
+
+def test_not_every_most_is_a_favourite_nor_every_number_a_count() -> None:
+    assert read_slot("The book I read most recently is Dune.").slot != "favourite:book"
+    assert not (read_slot("I live at house number 12.").slot or "").startswith("count:")
