@@ -25,6 +25,7 @@ import re
 from typing import TYPE_CHECKING
 
 from hmem.slots import parser_pipeline
+from hmem.slots.frames import PEOPLE
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -36,15 +37,7 @@ _USER_POSS = frozenset({"my", "our"})
 _OTHER = frozenset({"he", "she", "they", "you", "him", "her", "them", "it", "his", "their", "its"})
 _RELATIVE = frozenset({"which", "that", "who", "whom", "whose"})
 # Nouns naming a person: "my sister's" values are hers, not the user's.
-_PEOPLE = frozenset(
-    re.findall(
-        r"\w+",
-        "mother mom mum father dad parent parents sister brother sibling son daughter kid "
-        "kids child children wife husband partner girlfriend boyfriend friend friends "
-        "colleague coworker boss manager neighbour neighbor cousin aunt uncle grandma "
-        "grandpa grandmother grandfather niece nephew roommate teammate classmate client",
-    )
-)
+_PEOPLE = PEOPLE
 # A sentence longer than this is parsed up to here only (the parse is the cost).
 _PARSE_CHARS = 1200
 
