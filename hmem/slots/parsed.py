@@ -232,7 +232,12 @@ def _prep(p: Token) -> Iterator[Parsed]:
             # "I changed my name to Bo", "I celebrate my birthday on May 3"
             if c.dep_ in ("dobj", *SUBJECTS) and c.i != value.i and lemma_of(c) not in PEOPLE:
                 found = slot_np(c, value)
-                if found is None and c.pos_ == "NOUN" and owner_np(c)[0]:
+                if (
+                    found is None
+                    and c.dep_ in SUBJECTS
+                    and lemma in ("change", "switch")
+                    and (c.pos_ == "NOUN" and owner_np(c)[0])
+                ):
                     # "my dentist has changed to Dr Moreau": the noun names its slot
                     found = (owner_np(c)[1], NOUN_SLOT.get(lemma_of(c), lemma_of(c)))
                 if found is not None and child_of(c, ("poss",)) is not None:

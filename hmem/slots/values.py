@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["dropped", "norm", "replaced", "to_value"]
+__all__ = ["DROPPED_MAX_WORDS", "dropped", "norm", "replaced", "to_value"]
 
 _TAIL = re.compile(
     r"\s+(?:now|these days|nowadays|today|tonight|yesterday|from now on|instead|too|also|"
@@ -73,10 +73,12 @@ def replaced(text: str) -> frozenset[str]:
 #: no longer my colour", "Out with Hanoi, in with Edinburgh", "I've gone off Taleggio".
 #: "At the club I'm Bunny now, not Tink", "I said August 2 by mistake".
 _DROPS = re.compile(
-    r"\b(?:no longer|any ?more|out with|gone off|moved on from|done with|over with|by mistake)"
-    r"\b|^\s*not\b",
+    r"\b(?:no longer|any ?more|gone off|moved on from|done with|over with|by mistake)"
+    r"\b|^\s*(?:not|out with)\b",
     re.IGNORECASE,
 )
+#: A statement, not a chat message ("going all out with a Harry Potter theme").
+DROPPED_MAX_WORDS = 25
 _CLAUSE = re.compile(r"[;.!?]|,\s|\s[-\u2013\u2014]\s|\s(?:but|so|and)\s")
 
 
@@ -84,8 +86,8 @@ def dropped(text: str, value: str) -> bool:
     """Whether ``text`` drops ``value`` (a normalised value): it stands in a clause with
     a word that leaves it behind ("I'm not on a Pixel 9 anymore, I got a Galaxy S23"
     drops "pixel 9", not "galaxy s23")."""
-    if not value:
-        return False
+    if len(value) < 3 or len(text.split()) > DROPPED_MAX_WORDS:
+        return False  # "so" is no value; a chat message drops things in passing
     named = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
     return any(_DROPS.search(c) and named.search(c) for c in _CLAUSE.split(text))
 

@@ -104,6 +104,13 @@ def test_dropped_values_and_from_to_values() -> None:
     assert dropped("I'm Bunny now, not Tink.", "tink")
     assert not dropped("I'm not sure about Porto.", "porto")  # a doubt drops nothing
     assert not dropped("Anything", "")
+    # "all out with" is no letting go; a chat message drops things in passing; "so" is
+    # no value (LoCoMo turns the pairs check closed with these)
+    assert not dropped("I decorated this tree, going all out with a Harry Potter theme!", "theme")
+    assert not dropped("I'm hoping so, but I'm not going anymore.", "so")
+    long = "I no longer go to the studio " + "and it is a long story really " * 3
+    assert not dropped(long, "studio")
+    assert dropped("I no longer go to the studio.", "studio")
     assert to_value("from volleyball to cricket") == "cricket"
     assert to_value("volleyball") == "volleyball"
     assert read_slot("I've switched from volleyball to cricket.").value == "cricket"
