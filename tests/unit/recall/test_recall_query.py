@@ -46,6 +46,9 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
         ("What's my name?", False),
         ("Which dessert do I like most?", False),
         ("What pets do we have?", False),
+        ("Every favourite colour I've had", True),  # a few words between
+        ("Everyone I've told you I was dating", True),
+        ("What do I drink every morning I wake up?", False),  # a habit, no history
     ],
 )
 def test_past_cues(question: str, past: bool) -> None:
