@@ -84,6 +84,8 @@ def clause_of(text: str, start: int, end: int) -> str:
     return text[left:right]
 
 
+#: A statement, not a chat message: the words of one it reads the owner of.
+STATEMENT_WORDS = 25
 #: A value before its verb: "Bilbao is where I live now", "Taleggio wins", "Heads-up: Ocado
 #: is my employer now".
 _VALUE_FIRST = re.compile(
@@ -98,5 +100,7 @@ def not_a_person(subject: str, text: str) -> bool:
     where I live now", "Taleggio wins")."""
     if subject in ("?user", "user.user"):
         return True
+    if len(text.split()) > STATEMENT_WORDS:
+        return False  # a chat message's parse subject is its first sentence's, no more
     mine = whose(text) == "user"
     return mine and (subject.startswith("?") or _VALUE_FIRST.match(text) is not None)
