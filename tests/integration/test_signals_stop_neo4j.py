@@ -48,7 +48,10 @@ with stop_on_signals():
 """
 
 RUN = """
-import sys
+import signal, sys
+# started from a non-interactive shell's background job, a process inherits Ctrl-C
+# ignored, and Python keeps it so: the run must be one Ctrl-C reaches
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from hmem.localdb import stop_on_signals
 from hmem_bench.runner_steps import _stream
 with stop_on_signals():
