@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from hmem.slots.frames import PEOPLE
+from hmem.slots.values import STATEMENT_WORDS
 from hmem.slots.whose import whose
 
 if TYPE_CHECKING:
@@ -84,8 +85,6 @@ def clause_of(text: str, start: int, end: int) -> str:
     return text[left:right]
 
 
-#: A statement, not a chat message: the words of one it reads the owner of.
-STATEMENT_WORDS = 25
 #: A value before its verb: "Bilbao is where I live now", "Taleggio wins", "Heads-up: Ocado
 #: is my employer now".
 _VALUE_FIRST = re.compile(

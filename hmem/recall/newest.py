@@ -27,6 +27,7 @@ from hmem.recall.models import Hit
 from hmem.recall.query import STOPWORDS
 from hmem.recall.scoring import rank_order
 from hmem.slots import Reading, change_cue, read_slot, same_slot
+from hmem.slots.values import STATEMENT_WORDS
 from hmem.slots.whose import asked_about, relation_words, whose
 
 __all__ = [
@@ -47,9 +48,9 @@ NEWEST_TOP = 5
 NEWEST_BAND = 0.03
 NEWEST_CUE_BAND = 0.30
 #: A statement, not a chat message: a long message says many things ("the newest" of
-#: them is no answer). The development splits' statements hold at most 13 words; a
-#: quarter of BEAM's user messages 31 or more.
-NEWEST_MAX_WORDS = 25
+#: them is no answer). The development splits' statements hold at most 24 words; a
+#: quarter of BEAM's user messages 31 or more. One bound with the rest of the reading.
+NEWEST_MAX_WORDS = STATEMENT_WORDS
 #: A hit whose only change cue is "new" answers as well from this share of the leader's
 #: dense signal.
 NEWEST_CUE_SHARE = 0.5

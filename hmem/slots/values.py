@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["DROPPED_MAX_WORDS", "dropped", "norm", "replaced", "to_value"]
+__all__ = ["STATEMENT_WORDS", "dropped", "norm", "replaced", "to_value"]
 
 _TAIL = re.compile(
     r"\s+(?:now|these days|nowadays|today|tonight|yesterday|from now on|instead|too|also|"
@@ -77,8 +77,11 @@ _DROPS = re.compile(
     r"\b|^\s*(?:not|out with)\b",
     re.IGNORECASE,
 )
-#: A statement, not a chat message ("going all out with a Harry Potter theme").
-DROPPED_MAX_WORDS = 25
+#: The most words of one statement; a longer text is a chat message, which says many
+#: things in passing ("going all out with a Harry Potter theme"): the value it drops, the
+#: owner of a value placed first (``hmem.infer.subjects``) and the newest value of a
+#: question (``hmem.recall.newest``) are read of statements only.
+STATEMENT_WORDS = 25
 _CLAUSE = re.compile(r"[;.!?]|,\s|\s[-\u2013\u2014]\s|\s(?:but|so|and)\s")
 
 
@@ -86,7 +89,7 @@ def dropped(text: str, value: str) -> bool:
     """Whether ``text`` drops ``value`` (a normalised value): it stands in a clause with
     a word that leaves it behind ("I'm not on a Pixel 9 anymore, I got a Galaxy S23"
     drops "pixel 9", not "galaxy s23")."""
-    if len(value) < 3 or len(text.split()) > DROPPED_MAX_WORDS:
+    if len(value) < 3 or len(text.split()) > STATEMENT_WORDS:
         return False  # "so" is no value; a chat message drops things in passing
     named = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
     return any(_DROPS.search(c) and named.search(c) for c in _CLAUSE.split(text))
