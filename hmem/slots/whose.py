@@ -17,7 +17,8 @@ from hmem.slots.frames import PEOPLE
 
 __all__ = ["asked_about", "other_people", "relation_words", "whose"]
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+# a word, not the letters of a model name ("a Hyundai i10", "a BMW i3": no "I" there)
+_WORD = re.compile(r"\b[A-Za-z][A-Za-z'-]*(?![\w])")
 _FIRST = frozenset("i i'm i've i'd i'll me my mine myself we we're we've our ours us".split())  # noqa: SIM905
 _OWNERS = frozenset(("my", "our"))
 # words that may stand between "my" and the person ("my little sister", "my best

@@ -107,6 +107,8 @@ def test_whose_reads_the_owner_from_the_words() -> None:
     assert whose("If anyone asks, the user's name is Tobias these days.") == "user"
     assert whose("My little sister moved to Naples.") == "user.sister"
     assert whose("My twin brother switched careers to become a chef.") == "user.brother"
+    # a model's name is no first-person word
+    assert whose("My twin brother drives a Hyundai i10 these days.") == "user.brother"
     assert whose("My best friend now works for IKEA.") == "user.friend"
     assert whose("My husband's name is Yusuf.") == "user.husband"
     assert whose("My boss is Marcus now.") == "user"  # who fills the user's slot
