@@ -49,6 +49,22 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
         ("Every favourite colour I've had", True),  # a few words between
         ("Everyone I've told you I was dating", True),
         ("What do I drink every morning I wake up?", False),  # a habit, no history
+        # the perfect asks for every value, unless the question says "now"
+        ("Which phones has my brother-in-law had?", True),
+        ("Where have I lived?", True),
+        ("Who have I dated?", True),
+        ("What have my favourite books been?", True),
+        ("Which bands have been my favourite?", True),
+        ("Which spellings of my name have I given?", True),
+        ("All the cars my dad has had", True),
+        ("Every spelling of my name I've mentioned", True),
+        ("How has my plant count changed?", True),
+        ("Where have I been working lately?", False),
+        ("Which gyms have I belonged to recently?", False),
+        ("What cars have I got?", False),
+        ("Which pets has Sam got?", False),
+        ("Who has my keys?", False),
+        ("What kind of books does Caroline have in her library?", False),
     ],
 )
 def test_past_cues(question: str, past: bool) -> None:
