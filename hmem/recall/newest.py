@@ -26,7 +26,7 @@ from hmem.models import Fact
 from hmem.recall.models import Hit
 from hmem.recall.query import STOPWORDS
 from hmem.recall.scoring import rank_order
-from hmem.slots import Reading, change_cue, read_slot, same_slot
+from hmem.slots import Reading, change_cue, read_slot, same_slot, start_cue
 from hmem.slots.values import STATEMENT_WORDS
 from hmem.slots.whose import asked_about, relation_words, whose
 
@@ -52,7 +52,8 @@ NEWEST_CUE_BAND = 0.30
 #: quarter of BEAM's user messages 31 or more. One bound with the rest of the reading.
 NEWEST_MAX_WORDS = STATEMENT_WORDS
 #: A hit whose only change cue is "new" answers as well from this share of the leader's
-#: dense signal.
+#: dense signal; one that says it is a change or that a value began (``start_cue``)
+#: answers from this share even below ``NEWEST_CUE_BAND``.
 NEWEST_CUE_SHARE = 0.5
 #: How far above the leader the newest value ranks (score units).
 _LIFT = 1e-3
@@ -111,6 +112,12 @@ def _answers(hit: Hit, lead: Hit, topic: frozenset[str] = frozenset()) -> bool:
     # wedding date)
     cue = change_cue(hit.fact.text)
     share = hit.raw.get("dense", 0.0) / max(lead.raw.get("dense", 0.0), 1e-9)
+    if share >= NEWEST_CUE_SHARE and (
+        cue not in (None, "new") or start_cue(hit.fact.text) is not None
+    ):
+        # it says it is a change, or that a value began ("I bought a Subaru Outback"
+        # after "I'm driving a Ford Fiesta now"), and answers at least half as well
+        return True
     cued = cue is not None and (cue != "new" or share >= NEWEST_CUE_SHARE)
     return gap <= NEWEST_CUE_BAND and (
         cued
@@ -184,6 +191,10 @@ def rank_newest(
     lead = ranked[0]
     owner = whose(lead.fact.text)
     asked = asked_about(question) if question else None
+    if owner is None and asked == "user":
+        # no person's words ("Packed everything up and moved to Montreal"), in the
+        # user's memory, asked about the user: the user's own, words left out
+        owner = "user"
     mine = owner == "user" or (owner is not None and same_person(owner, asked))
     if not mine or lead.raw.get("dense", 0.0) <= 0.0 or lead.newer_value is not None:
         # the user's own statements (or a relative's the question asks about): a named
@@ -197,7 +208,7 @@ def rank_newest(
         # employer: Ocado"), in the user's own memory: the user's
         found = whose(text)
         if found is None:
-            return owner == "user" and change_cue(text) is not None
+            return owner == "user" and (change_cue(text) is not None or start_cue(text) is not None)
         if found == "user" and owner != "user" and asked is not None:
             # the user saying who fills a relative's place: "We got a new boss: Björn"
             return bool(relation_words(asked.partition(".")[2]) & _words(text))

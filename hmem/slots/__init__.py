@@ -7,7 +7,7 @@ See ``hmem.slots.frames`` for the reading and ``hmem/slots/data/slots.json`` for
 data it fills slots with."""
 
 from hmem.slots.compare import masked_frame, rivals, same_slot, states_newer_value
-from hmem.slots.frames import Reading, change_cue, read_slot, read_slots
+from hmem.slots.frames import Reading, change_cue, read_slot, read_slots, start_cue
 from hmem.slots.parse import parser_pipeline
 
 __all__ = [
@@ -19,5 +19,6 @@ __all__ = [
     "read_slots",
     "rivals",
     "same_slot",
+    "start_cue",
     "states_newer_value",
 ]

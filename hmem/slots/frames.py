@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hmem.slots.notes import as_sentence
 from hmem.slots.parses import parsed_reading, prime
 from hmem.slots.values import norm as _norm
 from hmem.slots.values import replaced as _replaced
@@ -103,6 +104,7 @@ _CHANGE = re.compile(
     r"\b(?:" + "|".join(re.escape(c) for c in _DATA["change_cues"]) + r")\b", re.IGNORECASE
 )
 _END = re.compile(r"\b(?:" + "|".join(_DATA["end_cues"]) + r")\b", re.IGNORECASE)
+_START = re.compile(r"\b(?:" + "|".join(_DATA["start_cues"]) + r")\b", re.IGNORECASE)
 _ADDITION = re.compile(
     r"\b(?:(?<!do )(?<!so )too|also|as well|another|in addition|besides)\b", re.IGNORECASE
 )
@@ -379,8 +381,10 @@ def read_slots(texts: Sequence[str], parse: bool = True) -> list[Reading]:
 
 @functools.lru_cache(maxsize=8192)
 def read_slot(text: str, parse: bool = True) -> Reading:
-    """Subject, slot, value, single-valuedness, cues; ``parse=False``: words alone."""
+    """Subject, slot, value, single-valuedness, cues; ``parse=False``: words alone. A
+    note ("car: VW Golf") reads as its sentence ("my car is VW Golf")."""
     text = " ".join(text.split())
+    text = as_sentence(text) or text
     cue_m = _CHANGE.search(text)
     end_m = _END.search(text)
     replaced = _replaced(text)
@@ -452,4 +456,13 @@ def _cues(text: str) -> list[str]:
 
 def change_cue(text: str) -> str | None:
     m = _CHANGE.search(text)
+    return m.group(0).lower() if m else None
+
+
+def start_cue(text: str) -> str | None:
+    """Words that say a value began or another ended, which for a slot of one value
+    means a change ("I bought a Subaru Outback", "I've joined a local bakery", "Said
+    goodbye to the old machine, hello Razer Blade"); too common to close anything on the
+    write side, so only the read side weighs them (``hmem.recall.newest``)."""
+    m = _START.search(text)
     return m.group(0).lower() if m else None

@@ -8,6 +8,7 @@ from hmem.recall.models import Hit
 from hmem.recall.newest import (
     NEWEST_BAND,
     NEWEST_CUE_BAND,
+    NEWEST_CUE_SHARE,
     NEWEST_MAX_WORDS,
     NEWEST_TOP,
     rank_newest,
@@ -56,14 +57,20 @@ def test_a_newer_value_in_other_words_takes_the_first_place() -> None:
 def test_the_band_and_the_change_cue_decide_who_answers_as_well() -> None:
     lead = 0.7
     near = lead - NEWEST_BAND + 0.01
-    far = lead - NEWEST_CUE_BAND - 0.01
+    far = lead - NEWEST_CUE_BAND - 0.01  # below the cue band, still half as close
+    faint = lead * NEWEST_CUE_SHARE - 0.01  # below the band and less than half as close
     plain = lead - NEWEST_BAND - 0.05  # outside the band, no cue
     old = "Lasagne is what I cook for guests."
     for dense, text, moved in (
         (near, "Pierogi is what I bring to parties.", True),
         (plain, "Pierogi is what I bring to parties.", False),
         (plain, "Pierogi is what I bring to parties now.", True),
-        (far, "Pierogi is what I bring to parties now.", False),
+        (far, "Pierogi is what I bring to parties now.", True),
+        (faint, "Pierogi is what I bring to parties now.", False),
+        # a value that began: as a change cue, but never within the band alone
+        (far, "I started bringing pierogi to parties.", True),
+        (faint, "I started bringing pierogi to parties.", False),
+        (far, "New pierogi recipe for parties.", False),  # "new" is weak: the band too
     ):
         # no slot reading joins the two: only the band and the cue decide
         assert not same_slot(read_slot(text), read_slot(old))
@@ -117,7 +124,13 @@ def test_whose_reads_the_owner_from_the_words() -> None:
     assert whose("Our fifth child was born last week.") == "user"  # a count of mine
     assert whose("Mia's husband is Tom.") == "mia.husband"
     assert whose("Mia moved to Rome.") == "mia"
-    assert whose("New usual drink alert: ginger beer!") is None
+    # a verb that starts a statement is no name: the user's words without "I"
+    assert whose("Packed everything up and moved to Montreal.") is None
+    assert whose("Said goodbye to the old machine, hello Razer Blade.") is None
+    assert whose("Tom left the band.") == "tom"
+    # a note is the user's (or the relative's it names)
+    assert whose("New usual drink alert: ginger beer!") == "user"
+    assert whose("my sister's car: Polestar 2") == "user.sister"
 
 
 def test_a_long_chat_message_is_no_statement_to_lift() -> None:
@@ -138,7 +151,7 @@ def test_the_question_says_whose_value_it_asks_for() -> None:
     assert same_person("user.mum", "user.mother") and same_person("user", "user")
     assert not same_person("user", "user.sister") and not same_person(None, "user")
     assert whose("Tomás is now my partner.") == "user"  # who fills the user's place
-    assert whose("Heads-up, new employer: Ocado.") is None  # no one named Heads
+    assert whose("Heads-up, new employer: Ocado.") == "user"  # a note: no one named Heads
 
 
 def test_the_asked_person_comes_before_another_within_the_first_ranks() -> None:
