@@ -26,7 +26,8 @@ from hmem.infer.subjects import clause_of, not_a_person, subject_from_parse, sub
 from hmem.models import SupersedeReason
 from hmem.slots import Reading, masked_frame, parser_pipeline, read_slot
 from hmem.slots.parses import prime
-from hmem.slots.values import dropped
+from hmem.slots.values import CORRECTION as _CORRECT
+from hmem.slots.values import corrected, dropped
 from hmem.slots.whose import other_people, whose
 
 __all__ = [
@@ -121,11 +122,6 @@ SLOT_WORDS = {
 _ADD = re.compile(
     r"\b(?:(?<!do )(?<!so )too|also|as well|another|in addition|additionally|second|both|"
     r"besides|as a side|on the side|added)\b",
-    re.IGNORECASE,
-)
-_CORRECT = re.compile(
-    r"\b(?:actually|correction|i meant|i misspoke|mistake|that was wrong|not true|"
-    r"to correct|wrongly|in fact|rather than)\b|,\s*not\s+\w+",
     re.IGNORECASE,
 )
 _END = re.compile(
@@ -450,11 +446,15 @@ def _replaces(new: Claim, old: Claim) -> Decision | None:
     mine, theirs = whose(new.text), whose(old.text)
     mine, theirs = mine or ("user" if theirs == "user" else None), theirs or mine
     other = new.known and new.slot is not None and new.slot != old.slot  # her home, not office
-    if dropped(new.text, old.value) and mine is not None and mine == theirs and not other:
+    # or a correction names it with its slip put right ("Actually it's Sarah": "sara")
+    near = corrected(new.text, old.value) if new.corrects else None
+    same = mine is not None and mine == theirs and not other
+    if same and (near or dropped(new.text, old.value)):
         ended = new.value in (None, old.value)
         why = SupersedeReason.ENDED if ended else SupersedeReason.CONTRADICTION
         why = SupersedeReason.USER_EDIT if new.corrects else why
-        return Decision("supersede", why, f"dropped: {old.value}")
+        said = f"corrected: {old.value} -> {near}" if near else f"dropped: {old.value}"
+        return Decision("supersede", why, said)
     if old.value not in new.replaced or new.value in (None, old.value) or not new.subject:
         return None
     if new.subject != old.subject:

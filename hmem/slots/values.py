@@ -7,8 +7,9 @@ anymore", "Turquoise is no longer my colour", "out with Hanoi"; ``dropped``)."""
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
-__all__ = ["STATEMENT_WORDS", "dropped", "norm", "replaced", "to_value"]
+__all__ = ["CORRECTION", "STATEMENT_WORDS", "corrected", "dropped", "norm", "replaced", "to_value"]
 
 _TAIL = re.compile(
     r"\s+(?:now|these days|nowadays|today|tonight|yesterday|from now on|instead|too|also|"
@@ -102,3 +103,39 @@ def to_value(value: str) -> str:
     """A value read as "from X to Y" ("I've switched from volleyball to cricket") is Y."""
     m = _FROM_TO.match(value)
     return m.group("v") if m else value
+
+
+#: Words that say a statement corrects one before ("actually", "I mistyped", ", not May
+#: 3"): ``hmem.infer.changes`` reads a correction by them.
+CORRECTION = re.compile(
+    r"\b(?:actually|correction|i meant|i misspoke|mistake|that was wrong|not true|"
+    r"to correct|wrongly|in fact|rather than|mistyped|typo|typed (?:that|it) wrong|"
+    r"got (?:that|it) wrong|had it (?:slightly )?(?:off|wrong)|misspel\w+|correct that)\b|"
+    r",\s*not\s+\w+",
+    re.IGNORECASE,
+)
+#: How alike a corrected value and the one it corrects are (``difflib`` ratio): a slip of
+#: a letter or a digit ("Sara" -> "Sarah", "March 3" -> "March 13", "19 Station Road" ->
+#: "91 Station Road"), not another value ("Sara" -> "Sam").
+NEAR_RATIO = 0.8
+_TOKEN = re.compile(r"[\w'-]+")
+
+
+def corrected(text: str, value: str) -> str | None:
+    """The words of ``text`` (a correction) that are ``value`` (a normalised value) with a
+    slip put right: as many words, alike by ``NEAR_RATIO`` and not the same; or None."""
+    if len(value) < 3 or len(text.split()) > STATEMENT_WORDS:
+        return None
+    words = _TOKEN.findall(text.lower())
+    size = len(value.split())
+    spans = {
+        " ".join(words[i : i + n])
+        for n in (size, size + 1, max(size - 1, 1))
+        for i in range(len(words) - n + 1)
+    }
+    # not a part of the value ("march" of "march 3"): a slip put right, whole
+    alike = [
+        (SequenceMatcher(None, s, value).ratio(), s) for s in spans if f" {s} " not in f" {value} "
+    ]
+    best = max(alike, default=(0.0, ""))
+    return best[1] if best[0] >= NEAR_RATIO else None

@@ -209,6 +209,11 @@ def test_metrics_count_inferred_closures_by_reason() -> None:
         ("My sister doesn't live in Porto anymore.", "I live in Porto.", False),
         ("Ines no longer lives in Melbourne.", "Ines's office is in Melbourne.", False),
         ("I'm not sure Porto was right.", "I live in Porto.", False),
+        # a correction that names the value with its slip put right, however it is said
+        ("Actually it's Sarah, people always get that wrong.", "My name is Sara.", True),
+        ("Sorry, I typed that wrong, it's 91 Station Road.", "I live at 19 Station Road.", True),
+        ("Actually it's Sarah.", "My sister's name is Sara.", False),  # someone else's
+        ("Sarah is lovely.", "My name is Sara.", False),  # no correction
     ],
 )
 def test_a_value_the_words_drop_is_closed_for_the_same_person(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hmem.slots import read_slot, rivals, states_newer_value
-from hmem.slots.values import dropped, to_value
+from hmem.slots.values import corrected, dropped, to_value
 
 
 @pytest.mark.parametrize(
@@ -141,3 +141,18 @@ def test_more_phrasings_name_their_slot(text: str, slot: str, value: str) -> Non
 def test_not_every_most_is_a_favourite_nor_every_number_a_count() -> None:
     assert read_slot("The book I read most recently is Dune.").slot != "favourite:book"
     assert not (read_slot("I live at house number 12.").slot or "").startswith("count:")
+
+
+def test_a_correction_names_the_value_with_its_slip_put_right() -> None:
+    assert corrected("Actually it's Sarah, people always get that wrong.", "sara") == "sarah"
+    assert corrected("Sorry, I typed that wrong, it's 91 Station Road.", "19 station road") == (
+        "91 station road"
+    )
+    assert corrected("I mistyped earlier, it's March 13.", "march 3") == "march 13"
+    assert corrected("Let me correct that: we married on 7 September.", "17 september") == (
+        "7 september"
+    )
+    # another value, the same value, a part of it: no slip put right
+    assert corrected("Actually it's Sam.", "sara") is None
+    assert corrected("Actually it is Sara.", "sara") is None
+    assert corrected("I mistyped earlier, it's March.", "march 3") is None
