@@ -27,7 +27,7 @@ from hmem.recall.models import Hit
 from hmem.recall.query import STOPWORDS
 from hmem.recall.scoring import rank_order
 from hmem.slots import Reading, change_cue, read_slot, same_slot, start_cue
-from hmem.slots.values import STATEMENT_WORDS
+from hmem.slots.values import STATEMENT_WORDS, then_states
 from hmem.slots.whose import asked_about, relation_words, whose
 
 __all__ = [
@@ -227,7 +227,13 @@ def rank_newest(
     if lead not in group:  # an addition leads: values add up
         return None
     # an ending ("Keiko moved out of Porto") ends a value, it states none: never lifted
-    values = [h for h in group if h is lead or not read_slot(h.fact.text, False).ends]
+    # (one that says what holds now after it, "Dune is no longer my top book; it's
+    # Piranesi", is a change)
+    values = [
+        h
+        for h in group
+        if h is lead or not read_slot(h.fact.text, False).ends or then_states(h.fact.text)
+    ]
     newest = max(values, key=lambda h: _when(h.fact))
     if newest is lead or _when(newest.fact) <= _when(lead.fact):
         return None

@@ -9,7 +9,16 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-__all__ = ["CORRECTION", "STATEMENT_WORDS", "corrected", "dropped", "norm", "replaced", "to_value"]
+__all__ = [
+    "CORRECTION",
+    "STATEMENT_WORDS",
+    "corrected",
+    "dropped",
+    "norm",
+    "replaced",
+    "then_states",
+    "to_value",
+]
 
 _TAIL = re.compile(
     r"\s+(?:now|these days|nowadays|today|tonight|yesterday|from now on|instead|too|also|"
@@ -94,6 +103,26 @@ def dropped(text: str, value: str) -> bool:
         return False  # "so" is no value; a chat message drops things in passing
     named = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
     return any(_DROPS.search(c) and named.search(c) for c in _CLAUSE.split(text))
+
+
+#: A clause that states what holds now: "it's burgundy", "she's in Naples now", "cricket
+#: is my sport now", "now it's Ruth".
+_STATES = re.compile(
+    r"^\s*(?:(?:but|and|so)\s+)?(?:(?:it|she|he|they|we)(?:'s|'re| is| are)\b|"
+    r"i'm\b|i am\b|now\b|these days\b)|\b(?:now|these days|nowadays)\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def then_states(text: str) -> bool:
+    """Whether ``text`` ends or drops something in one clause and then says what holds
+    now in a later one ("Dune is no longer my top book; it's Piranesi", "My sister no
+    longer lives in Seville; she's in Naples now"): a change, not only an ending."""
+    clauses = [c for c in _CLAUSE.split(text) if c.strip()]
+    return any(
+        _DROPS.search(c) or re.search(r"\b(?:stopped|quit|left|gave up|sold)\b", c, re.I)
+        for c in clauses[:-1]
+    ) and any(_STATES.search(c) for c in clauses[1:])
 
 
 _FROM_TO = re.compile(r"^from (?:being )?(?:an? |the )?(?P<o>.+?) to (?:an? |the )?(?P<v>.+)$")

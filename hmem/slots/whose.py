@@ -92,8 +92,12 @@ def whose(text: str) -> str | None:
         said = _USER_REL.search(text)
         words = said.group(1).split() if said is not None else []
         person = next((p for w in words if (p := _person(w)) is not None), None)
-        if said is not None and person is not None and not _BACK.search(text[said.end() :]):
-            return f"user.{person}"
+        person_word = next((w for w in words if _person(w) is not None), "")
+        # what follows the person's word ("the user's boss| is now Dana")
+        at = said.start(1) + said.group(1).rfind(person_word) if said and person else 0
+        rest = text[at + len(person_word) :] if said and person else ""
+        if person is not None and not _BACK.search(rest) and not _WHO_FILLS.match(rest):
+            return f"user.{person}"  # not "the user's partner is Kwame": who fills it
         return "user"
     named = _POSSESSIVE.search(text)
     if named is not None and "my" not in lowered and named.group(1).lower() not in _NOT_NAMES:

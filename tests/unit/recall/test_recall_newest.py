@@ -112,6 +112,8 @@ def test_whose_reads_the_owner_from_the_words() -> None:
     assert whose("People know me as Zeno.") == "user"
     assert whose("The cheese I like most is brie.") == "user"
     assert whose("If anyone asks, the user's name is Tobias these days.") == "user"
+    assert whose("The user's current partner is Kwame.") == "user"  # who fills the place
+    assert whose("The user's mother has switched to a Pixel 8.") == "user.mother"
     assert whose("My little sister moved to Naples.") == "user.sister"
     assert whose("My twin brother switched careers to become a chef.") == "user.brother"
     # a model's name is no first-person word
@@ -231,6 +233,19 @@ def test_new_alone_is_a_weak_cue_and_other_slots_never_answer() -> None:
     old_pet = ("nugget", "My pet is a guinea pig, Nugget.", (2024, 1, 1), 0.9, 0.5)
     new_pet = ("pepper", "We adopted a cat called Pepper.", (2025, 1, 1), 0.8, 0.4)
     assert rank_newest(_hits(old_pet, new_pet), _open, "Which animal lives with me?") == "pepper"
+
+
+def test_an_ending_that_says_what_holds_now_is_a_newer_value() -> None:
+    hits = _hits(
+        ("dune", "If I could keep one book it would be Dune these days.", (2024, 1, 1), 0.9, 0.6),
+        ("piranesi", "Dune is no longer my top book; it's Piranesi.", (2025, 1, 1), 0.7, 0.5),
+    )
+    assert rank_newest(hits, _open, "What's the book I like most?") == "piranesi"
+    hits = _hits(
+        ("car", "I drive an Audi A4.", (2024, 1, 1), 0.9, 0.6),
+        ("sold", "I don't have a car anymore; I sold it.", (2025, 1, 1), 0.7, 0.5),
+    )
+    assert rank_newest(hits, _open, "Which car do I have?") is None  # an ending only
 
 
 def test_a_relatives_place_filled_in_the_users_own_words() -> None:

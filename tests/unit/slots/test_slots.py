@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hmem.slots import read_slot, rivals, states_newer_value
-from hmem.slots.values import corrected, dropped, to_value
+from hmem.slots.values import corrected, dropped, then_states, to_value
 
 
 @pytest.mark.parametrize(
@@ -156,3 +156,12 @@ def test_a_correction_names_the_value_with_its_slip_put_right() -> None:
     assert corrected("Actually it's Sam.", "sara") is None
     assert corrected("Actually it is Sara.", "sara") is None
     assert corrected("I mistyped earlier, it's March.", "march 3") is None
+
+
+def test_an_ending_then_what_holds_now_is_a_change() -> None:
+    assert then_states("Dune is no longer my top book; it's Piranesi.")
+    assert then_states("My little sister no longer lives in Seville; she's in Naples now.")
+    assert then_states("I'm no longer into volleyball; cricket is my sport now.")
+    assert not then_states("I don't have a car anymore; I sold it.")
+    assert not then_states("I quit my job, it was awful.")
+    assert not then_states("Sadly my dog died.")
