@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from hmem.recall.perfect import perfect_asks_every_value
+
 __all__ = [
     "QueryAnalysis",
     "analyse",
@@ -46,37 +48,6 @@ _ALL_VALUES = re.compile(
     r"over (?:the )?(?:time|years)|so far|through the years|along the way)\b",
     re.IGNORECASE,
 )
-# The perfect asks for every value too, when nothing in the question says "now": "which
-# phones has my boss had", "where have I lived", "who have I dated", "what have my
-# favourite books been", "which bands have been my favourite", "all the cars my dad has
-# had", "how has my plant count changed" (not "where have I been working lately", "what
-# cars have I got", "who has my keys").
-_SUBJECT = (
-    r"(?:I|you|he|she|they|we|(?-i:[A-Z]\w+)|"
-    r"(?:my|our|his|her|their|the user's) (?:[\w'-]+ ){0,2}?[\w'-]+?)"
-)
-_DONE = (  # a participle, not a possession now or an ongoing "been ...ing"
-    r"(?:ever |once |already |all |really )?"
-    r"(?!(?:got|gotten|been \w+ing|I|you|he|she|it|we|they|my|our|your|the|a|an|this|that)\b)"
-    r"(?-i:[a-z])[\w'-]*"  # lower case: no name, no "I"
-)
-_PERFECT = re.compile(
-    rf"\b(?:(?:which|what) (?!(?:does|is|was|has)\b)(?:[\w'-]+ ){{0,2}}[\w'-]+s "
-    rf"(?:of (?:[\w'-]+ ){{1,2}}?)?"
-    rf"(?:have|has) (?:{_SUBJECT} )?{_DONE}|"
-    rf"(?:where|who|what) (?:have|has) (?:{_SUBJECT} )?{_DONE}|"
-    rf"how (?:have|has) (?:[\w'-]+ ){{1,5}}?(?:changed|grown|evolved|gone|moved|shifted)|"
-    rf"(?:all|every) (?:of )?(?:the )?(?:[\w'-]+ ){{1,4}}?(?:that |which |who )?"
-    rf"(?:{_SUBJECT}(?: have| has| had|'ve)|(?:have|has) (?:ever )?been)\b)",
-    re.IGNORECASE,
-)
-# ... but "now" makes it a question about the present
-_NOW = re.compile(
-    r"\b(?:now|currently|these days|nowadays|at the moment|right now|at present|lately|"
-    r"recently|today|this (?:week|month|year))\b",
-    re.IGNORECASE,
-)
-
 # Dates the question names, by rule: "7 July, 2023" / "July 7th, 2023" (a day), "July
 # 2023" (a month), "in 2023" (a year). dateparser's search_dates was tried: it gives one
 # instant without its granularity ("in October 2023" -> 2023-10-30), read "the week
@@ -184,7 +155,7 @@ def is_about_the_past(question: str, now: datetime) -> bool:
 def _about_the_past(question: str, now: datetime, window: tuple[datetime, datetime] | None) -> bool:
     if _PAST_PHRASES.search(question) or _ALL_VALUES.search(question):
         return True
-    if _PERFECT.search(question) and not _NOW.search(question):
+    if perfect_asks_every_value(question):
         return True
     return window is not None and window[1] <= now
 
