@@ -69,7 +69,7 @@ _PLACEHOLDERS = {
     "{ord}": r"(?P<v>\d{1,3}(?:st|nd|rd|th)|"
     + "|".join(sorted(_ORDINALS, key=len, reverse=True))
     + r")",
-    "{cn}": r"(?P<n>[a-z]+(?:[ -][a-z]+)?)",
+    "{cn}": r"(?P<n>[a-z]+(?:[ -](?!(?:a|an|per|each|every|the|of|in|at|on|for)\b)[a-z]+)?)",
     "{n}": r"(?P<n>[a-z]+(?: [a-z]+)?)",
     "{who}": rf"(?P<who>\b(?:my|our|his|her|their|(?-i:{_CAP}'s))(?:\s+(?P<rel>[a-z]+)'s)?)",
     "{diet}": r"(?P<v>" + "|".join(map(re.escape, _DATA["diets"])) + r")",

@@ -127,6 +127,12 @@ def test_dropped_values_and_from_to_values() -> None:
         ("I just visited my 19th country.", "count:country", "19"),
         ("That trip brings me to 16 countries.", "count:country", "16"),
         ("My marathon count is now three.", "count:marathon", "3"),
+        # a count that went up or down, and a count of a rate
+        ("Cut down to two coffees a day.", "count:coffee", "2"),
+        ("They've upped it to five office days a week.", "count:office day", "5"),
+        ("I have four coffees a day now.", "count:coffee", "4"),
+        ("I drink three coffees a day.", "count:coffee", "3"),
+        ("I bought another one, that's eleven houseplants.", "count:houseplant", "11"),
         ("Correction, my age is 34.", "age", "34"),
         ("Small correction: my name is spelled Katharine.", "name", "katharine"),
         ("Autocorrect got me: I live in Bern.", "residence", "bern"),
