@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hmem.slots.names import starts_with_a_name
 from hmem.slots.notes import as_sentence
 from hmem.slots.parses import parsed_reading, prime
 from hmem.slots.values import norm as _norm
@@ -38,6 +39,7 @@ from hmem.slots.values import to_value
 
 __all__ = ["Reading", "change_cue", "read_slot", "read_slots"]
 
+_LOWER = re.compile(r"\b[a-z][a-z'-]*(?![\w])")
 _DATA: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "slots.json").read_text(encoding="utf-8")
 )
@@ -257,7 +259,11 @@ def _subject(text: str) -> str | None:
             return None  # "It's important": no one's
         return f"{owner}.{rel}" if rel in PEOPLE else owner
     name = m.group("name").lower()
-    return None if name.split("'")[0] in _NOT_NAMES else name  # "It's", "How've"
+    if name.split("'")[0] in _NOT_NAMES:
+        return None  # "It's", "How've"
+    # "Cut down to two coffees a day": a verb, no name
+    words, comma = _LOWER.findall(text.lower()), re.match(r"\s*\w+,", text) is not None
+    return name if "'" in name or starts_with_a_name(words, comma) else None
 
 
 def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, str | None, bool]:

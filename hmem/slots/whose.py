@@ -14,6 +14,7 @@ import functools
 import re
 
 from hmem.slots.frames import PEOPLE
+from hmem.slots.names import starts_with_a_name
 from hmem.slots.notes import as_sentence
 
 __all__ = ["asked_about", "other_people", "relation_words", "whose"]
@@ -115,37 +116,11 @@ def whose(text: str) -> str | None:
     return None
 
 
-#: After a name that starts a statement comes what the person does ("Mia moved",
-#: "Tom left", "Jo drives", "Mia finally moved", "Mia and Sam"); after a verb that starts
-#: one (a first-person statement without "I": "Packed everything up", "Said goodbye to
-#: the old machine") comes its object.
-_NAME_FOLLOWERS = frozenset(
-    (  # noqa: SIM905
-        "is was has had have does did will would can could should may might must and or "
-        "got get gets left went came took made became began bought sold quit won lost "
-        "found gave said told met ran drove chose let put set kept "
-    ).split()
-)
-
-_NAME_ADVERBS = frozenset(
-    "just recently finally also now still already never always really actually then "  # noqa: SIM905
-    "officially suddenly eventually honestly basically apparently luckily sadly "
-    "unfortunately fortunately hopefully obviously seriously literally currently lately "
-    "sometimes".split()
-)
-
-
 def _a_name(m: re.Match[str], lowered: list[str]) -> bool:
     """A capitalised first word is a name when a verb follows it (or "'s <relation>")."""
     if m.group("rel") is not None or m.group("name").lower() != lowered[0]:
         return True
-    if lowered[0] in _NAME_ADVERBS:  # "Finally caved and bought a Pixel 6a"
-        return False
-    # "Idris just started a new job", "Mia finally moved": past the adverbs
-    after = next((w for w in lowered[1:] if w not in _NAME_ADVERBS), None)
-    return (
-        after is None or after in _NAME_FOLLOWERS or after.endswith(("s", "ed", "'s", "'ll", "'d"))
-    )
+    return starts_with_a_name(lowered, m.string[m.end() : m.end() + 1] == ",")
 
 
 _ADVERBS = frozenset(("now", "still", "officially", "also", "finally"))
