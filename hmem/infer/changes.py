@@ -447,8 +447,8 @@ def _replaces(new: Claim, old: Claim) -> Decision | None:
     mine, theirs = mine or ("user" if theirs == "user" else None), theirs or mine
     other = new.known and new.slot is not None and new.slot != old.slot  # her home, not office
     # or a correction names it with its slip put right ("Actually it's Sarah": "sara")
-    near = corrected(new.text, old.value) if new.corrects else None
     same = mine is not None and mine == theirs and not other
+    near = corrected(new.text, old.value) if same and new.corrects else None
     if same and (near or dropped(new.text, old.value)):
         ended = new.value in (None, old.value)
         why = SupersedeReason.ENDED if ended else SupersedeReason.CONTRADICTION

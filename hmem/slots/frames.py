@@ -39,7 +39,6 @@ from hmem.slots.values import to_value
 
 __all__ = ["Reading", "change_cue", "read_slot", "read_slots"]
 
-_LOWER = re.compile(r"\b[a-z][a-z'-]*(?![\w])")
 _DATA: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "slots.json").read_text(encoding="utf-8")
 )
@@ -262,8 +261,7 @@ def _subject(text: str) -> str | None:
     if name.split("'")[0] in _NOT_NAMES:
         return None  # "It's", "How've"
     # "Cut down to two coffees a day": a verb, no name
-    words, comma = _LOWER.findall(text.lower()), re.match(r"\s*\w+,", text) is not None
-    return name if "'" in name or starts_with_a_name(words, comma) else None
+    return name if "'" in name or starts_with_a_name(text) else None
 
 
 def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, str | None, bool]:

@@ -6,7 +6,13 @@ to the old machine", "Cut down to two coffees a day" (a first-person statement w
 
 from __future__ import annotations
 
-__all__ = ["starts_with_a_name"]
+import re
+
+__all__ = ["WORD", "starts_with_a_name"]
+
+#: A word, not the letters of a model name ("a Hyundai i10", "a BMW i3": no "I" there).
+WORD = re.compile(r"\b[A-Za-z][A-Za-z'-]*(?![\w])")
+_COMMA = re.compile(r"\s*\w+,")
 
 #: After a name that starts a statement comes what the person does ("Mia moved",
 #: "Tom left", "Jo drives", "Mia finally moved", "Mia and Sam"); after a verb that starts
@@ -29,14 +35,15 @@ _NAME_ADVERBS = frozenset(
 )
 
 
-def starts_with_a_name(lowered: list[str], comma: bool = False) -> bool:
-    """``lowered``: the statement's words, lower case; its first word is capitalised;
-    ``comma``: a comma follows it ("Mia, my sister, moved": a name or the one spoken to)."""
+def starts_with_a_name(text: str) -> bool:
+    """Whether the capitalised word that starts ``text`` is a name; a comma after it
+    makes it one ("Mia, my sister, moved": a name or the one spoken to)."""
+    lowered = [w.lower() for w in WORD.findall(text)]
     if not lowered:
         return False
     if lowered[0] in _NAME_ADVERBS:  # "Finally caved and bought a Pixel 6a"
         return False
-    if comma:
+    if _COMMA.match(text):
         return True
     # "Idris just started a new job", "Mia finally moved": past the adverbs
     after = next((w for w in lowered[1:] if w not in _NAME_ADVERBS), None)

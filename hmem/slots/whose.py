@@ -14,13 +14,12 @@ import functools
 import re
 
 from hmem.slots.frames import PEOPLE
-from hmem.slots.names import starts_with_a_name
+from hmem.slots.names import WORD, starts_with_a_name
 from hmem.slots.notes import as_sentence
 
 __all__ = ["asked_about", "other_people", "relation_words", "whose"]
 
-# a word, not the letters of a model name ("a Hyundai i10", "a BMW i3": no "I" there)
-_WORD = re.compile(r"\b[A-Za-z][A-Za-z'-]*(?![\w])")
+_WORD = WORD  # a word, not the letters of a model name ("a Hyundai i10": no "I")
 _FIRST = frozenset("i i'm i've i'd i'll me my mine myself we we're we've our ours us".split())  # noqa: SIM905
 _OWNERS = frozenset(("my", "our"))
 # words that may stand between "my" and the person ("my little sister", "my best
@@ -92,13 +91,13 @@ def whose(text: str) -> str | None:
         # now call them Bo": the user's
         said = _USER_REL.search(text)
         words = said.group(1).split() if said is not None else []
-        person = next((p for w in words if (p := _person(w)) is not None), None)
-        person_word = next((w for w in words if _person(w) is not None), "")
-        # what follows the person's word ("the user's boss| is now Dana")
-        at = said.start(1) + said.group(1).rfind(person_word) if said and person else 0
-        rest = text[at + len(person_word) :] if said and person else ""
-        if person is not None and not _BACK.search(rest) and not _WHO_FILLS.match(rest):
-            return f"user.{person}"  # not "the user's partner is Kwame": who fills it
+        person_word = next((w for w in words if _person(w) is not None), None)
+        if said is not None and person_word is not None:
+            # what follows the person's word ("the user's boss| is now Dana")
+            at = said.start(1) + said.group(1).rfind(person_word) + len(person_word)
+            rest = text[at:]
+            if not _BACK.search(rest) and not _WHO_FILLS.match(rest):
+                return f"user.{_person(person_word)}"  # not "the user's partner is Kwame"
         return "user"
     named = _POSSESSIVE.search(text)
     if named is not None and "my" not in lowered and named.group(1).lower() not in _NOT_NAMES:
@@ -120,7 +119,7 @@ def _a_name(m: re.Match[str], lowered: list[str]) -> bool:
     """A capitalised first word is a name when a verb follows it (or "'s <relation>")."""
     if m.group("rel") is not None or m.group("name").lower() != lowered[0]:
         return True
-    return starts_with_a_name(lowered, m.string[m.end() : m.end() + 1] == ",")
+    return starts_with_a_name(m.string)
 
 
 _ADVERBS = frozenset(("now", "still", "officially", "also", "finally"))
