@@ -62,6 +62,14 @@ class FactReads(StoreBase):
         rows = self._read("infer_neighbours", user_id=user_id, names=names, lucene=lucene, k=k)
         return [native(r) for r in rows]
 
+    def previous_open(self, user_id: str, before: datetime, k: int = 2) -> list[dict[str, Any]]:
+        """This user's open facts learned last before ``before``, newest first (``id,
+        text, known_from, score``): what a correction just after them may put right."""
+        user_id = check_user_id(user_id)
+        require_aware(before, "before")
+        rows = self._read("fact_previous_open", user_id=user_id, before=before, k=k)
+        return [native(r) for r in rows]
+
     def episode_facts(self, user_id: str, episode_id: str) -> list[str] | None:
         """The facts written from an episode, or None if the episode was never written
         (a job's write is one transaction: the episode exists iff its facts do)."""

@@ -26,6 +26,8 @@ from hmem.infer.quantities import Quantity, change_sentences, changed_value, rea
 from hmem.models import SupersedeReason, SupersedeTarget
 from hmem.recall.query import lucene_query
 from hmem.slots.dates import Interval, read_interval
+from hmem.slots.values import SLIP
+from hmem.slots.whose import other_people
 
 __all__ = ["InferredWrite", "infer_write", "neighbours"]
 
@@ -141,9 +143,9 @@ def infer_write(
     [new] = read_claims([text])
     near = neighbours(store, user_id, text, vector, names, k, slot_words(new))
     result = InferredWrite(interval=interval, neighbours=len(near), claim=new)
+    judged: dict[str, Decision] | None = None
     if near:
         olds = read_claims([row["text"] for row in near])
-        judged: dict[str, Decision] | None = None
         if chat is not None:
             result.chat_calls = 1
             try:
@@ -183,8 +185,49 @@ def infer_write(
                     score=score,
                 )
             )
+    slip = _previous_slip(store, user_id, text, new, observed_at)
+    if (
+        slip is not None
+        # the model's word stands on what it saw
+        and (judged is None or all(row["id"] != slip.target_id for row in near))
+        and all(t.target_id != slip.target_id for t in result.supersedes)
+    ):
+        result.supersedes.append(slip)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _previous_slip(
+    store: GraphStore, user_id: str, text: str, new: Claim, observed_at: datetime
+) -> SupersedeTarget | None:
+    """Words that can only say the statement before was a slip ("sorry, I meant teal",
+    "scratch that, it's Tuesday", ``SLIP``) put right the user's statement learned just
+    before this one: the same person's, alone at its time (one of a batch is no
+    "statement before"), of the correction's slot and the value it names as wrong when
+    it names them."""
+    cue = SLIP.search(text)
+    if cue is None:
+        return None
+    rows = store.previous_open(user_id, observed_at, k=2)
+    if not rows or (len(rows) > 1 and rows[0]["known_from"] == rows[1]["known_from"]):
+        return None
+    row = rows[0]
+    if fact_hash(row["text"]) == fact_hash(text) or other_people(text, row["text"]):
+        return None
+    [old] = read_claims([row["text"]])
+    if new.replaced and old.value not in new.replaced:
+        return None  # "Actually I'm 34, not 43": the 43, said before, not the car between
+    if new.slot is not None and new.slot != old.slot:
+        return None  # "Small correction: my name is spelled Stephen": the name, not a dentist
+    if owner(new) is not None and owner(old) is not None and owner(new) != owner(old):
+        return None
+    return SupersedeTarget(
+        target_id=row["id"],
+        reason=SupersedeReason.USER_EDIT,
+        inferred=True,
+        cue=f"the statement before put right: {cue.group(0).lower()}",
+        score=float(row["score"]),
+    )
 
 
 def _number_decision(quantities: tuple[Quantity, ...], old_text: str) -> Decision | None:

@@ -33,9 +33,9 @@ from typing import Any
 from hmem.slots.names import starts_with_a_name
 from hmem.slots.notes import as_sentence
 from hmem.slots.parses import parsed_reading, prime
+from hmem.slots.values import SLIP, to_value
 from hmem.slots.values import norm as _norm
 from hmem.slots.values import replaced as _replaced
-from hmem.slots.values import to_value
 
 __all__ = ["Reading", "change_cue", "read_slot", "read_slots"]
 
@@ -415,6 +415,9 @@ def read_slot(text: str, parse: bool = True) -> Reading:
             by_parse = found is None  # no reading of the words': the parse's own
             found = (parsed.subject, parsed.slot, _norm(parsed.value))
             replaced |= {r for r in map(_norm, parsed.replaced) if r}
+    slip = SLIP.search(text)
+    if found is not None and slip is not None and found[1] in slip.group(0).lower().split():
+        found = None  # "sorry, I meant teal", "typo: teal": a slip's words name no slot
     if found is None:
         return Reading(subject=first_subject, cue=cue_m.group(0) if cue_m else None,
                        ends=end_m is not None, replaced=replaced)  # fmt: skip

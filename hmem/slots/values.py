@@ -11,6 +11,7 @@ from difflib import SequenceMatcher
 
 __all__ = [
     "CORRECTION",
+    "SLIP",
     "STATEMENT_WORDS",
     "corrected",
     "dropped",
@@ -134,13 +135,21 @@ def to_value(value: str) -> str:
     return m.group("v") if m else value
 
 
+_SLIP = (
+    r"i meant|i misspoke|my (?:mistake|bad)|mistyped|typo|typed (?:that|it) wrong|"
+    r"got (?:that|it) wrong|had (?:that|it) (?:slightly )?(?:off|wrong)|"
+    r"correct(?:ion| that| myself)|scratch that|ignore (?:that|my last)|not what i meant|"
+    r"(?:i )?(?:said|gave you|told you) the wrong"
+)
+#: Words that can only say the statement just before was a slip ("sorry, I meant teal",
+#: "typo: teal", "scratch that, it's teal", "my bad, Teal"): a correction that names no
+#: slot puts right the user's statement before it (``hmem.infer.write``).
+SLIP = re.compile(rf"\b(?:{_SLIP})\b", re.IGNORECASE)
 #: Words that say a statement corrects one before ("actually", "I mistyped", ", not May
 #: 3"): ``hmem.infer.changes`` reads a correction by them.
 CORRECTION = re.compile(
-    r"\b(?:actually|correction|i meant|i misspoke|mistake|that was wrong|not true|"
-    r"to correct|wrongly|in fact|rather than|mistyped|typo|typed (?:that|it) wrong|"
-    r"got (?:that|it) wrong|had it (?:slightly )?(?:off|wrong)|misspel\w+|correct that)\b|"
-    r",\s*not\s+\w+",
+    rf"\b(?:actually|mistake|that was wrong|not true|to correct|wrongly|in fact|rather than|"
+    rf"misspel\w+|{_SLIP})\b|,\s*not\s+\w+",
     re.IGNORECASE,
 )
 #: How alike a corrected value and the one it corrects are (``difflib`` ratio): a slip of

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from neo4j import Driver
 
 from hmem import Config, Memory, SupersedeReason
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
+from tests.integration._recall_fixtures import local_embedder
 
 
 def at(y: int, m: int, d: int) -> datetime:
@@ -105,6 +107,56 @@ def test_a_correction_was_never_true(memory: Memory, user_id: str) -> None:
     old = memory.get(two, user_id=user_id)
     assert old.valid_to == old.valid_from  # never true in the world
     assert old.known_to == at(2025, 2, 3)  # believed until corrected
+
+
+@pytest.fixture
+def embedded(config: Config, driver: Driver) -> Memory:
+    mem = Memory(config, driver=driver, embedder=local_embedder())
+    mem.init_schema()
+    return mem
+
+
+def test_a_slip_put_right_names_no_slot(embedded: Memory, user_id: str) -> None:
+    """A slip put right ("sorry, I meant teal") closes the statement just before it,
+    whatever its words: the slip was never true, the colour before it stays in the
+    history, and the correction answers the question."""
+    memory = embedded
+    blue = write(memory, user_id, "My favourite colour is blue.", at(2025, 3, 1))
+    slip = memory.remember(
+        "my favourite colour is now teel", user_id=user_id, observed_at=at(2025, 3, 8)
+    )
+    assert slip.superseded == [blue]
+    fixed = memory.remember("sorry, I meant teal", user_id=user_id, observed_at=at(2025, 3, 9))
+    assert fixed.superseded == slip.added
+    [link] = fixed.inferred
+    assert link.reason is SupersedeReason.USER_EDIT
+    assert link.cue == "the statement before put right: i meant"
+    wrong = memory.get(slip.added[0], user_id=user_id)
+    assert wrong.valid_to == wrong.valid_from  # never true in the world
+    found = memory.search("what's my favourite colour?", user_id=user_id, k=3)
+    assert found.hits[0].fact.id == fixed.added[0]
+    assert found.hits[0].fact.valid_from == at(2025, 3, 8)  # teal since the slip's time
+
+
+def test_a_slip_word_that_names_another_value_or_person_closes_nothing_between(
+    embedded: Memory, user_id: str
+) -> None:
+    """A correction that names its slot or the wrong value puts right that one, not an
+    unrelated statement said in between; a relative's statement is not the user's slip."""
+    memory = embedded
+    write(memory, user_id, "I'm 43 years old.", at(2025, 4, 1))
+    car = write(memory, user_id, "My car is a Toyota Corolla.", at(2025, 4, 2))
+    fixed = memory.remember(
+        "Actually I'm 34, not 43, typo.", user_id=user_id, observed_at=at(2025, 4, 3)
+    )
+    assert car not in fixed.superseded
+    sister = write(memory, user_id, "My sister lives in Ghent.", at(2025, 4, 4))
+    mine = memory.remember(
+        "Sorry, I meant I live in Ghent.", user_id=user_id, observed_at=at(2025, 4, 5)
+    )
+    assert mine.superseded == []
+    for kept in (car, sister):
+        assert memory.get(kept, user_id=user_id).known_to is None
 
 
 def test_a_count_that_changed(memory: Memory, user_id: str) -> None:
