@@ -27,7 +27,9 @@ from hmem.recall.models import Hit
 from hmem.recall.query import STOPWORDS
 from hmem.recall.scoring import rank_order
 from hmem.slots import Reading, change_cue, read_slot, same_slot, start_cue
-from hmem.slots.values import STATEMENT_WORDS, then_states
+from hmem.slots.counts import counted
+from hmem.slots.frames import then_begins
+from hmem.slots.values import STATEMENT_WORDS
 from hmem.slots.whose import asked_about, relation_words, whose
 
 __all__ = [
@@ -118,6 +120,10 @@ def _answers(hit: Hit, lead: Hit, topic: frozenset[str] = frozenset()) -> bool:
         # it says it is a change, or that a value began ("I bought a Subaru Outback"
         # after "I'm driving a Ford Fiesta now"), and answers at least half as well
         return True
+    if _names_lead(hit, lead, reading, topic) or counted(hit.fact.text) & counted(lead.fact.text):
+        # it names the leader's value and says it changed, or counts what the leader
+        # counts ("our fifth grandchild arrived" after "three grandchildren")
+        return True
     cued = cue is not None and (cue != "new" or share >= NEWEST_CUE_SHARE)
     return gap <= NEWEST_CUE_BAND and (
         cued
@@ -125,6 +131,31 @@ def _answers(hit: Hit, lead: Hit, topic: frozenset[str] = frozenset()) -> bool:
         or _kind(reading) == _kind(lead_reading) == "pet"  # a new pet beside the old
         or bool(topic & _words(hit.fact.text) & _words(lead.fact.text))
         or lead_reading.ends
+    )
+
+
+_NAMED = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][\w&+-]*|\b\w*\d\w*")
+
+
+def _value_words(text: str) -> frozenset[str]:
+    """The words a statement names its value by: its slot reading's value, a name or a
+    number ("Deliveroo", "mocha", "92 kg")."""
+    value = read_slot(text, False).value or ""
+    named = " ".join(m.group(0) for m in _NAMED.finditer(text) if m.group(0) != "I")
+    return _words(f"{value} {named}") | frozenset(re.findall(r"\d+", text))
+
+
+def _names_lead(hit: Hit, lead: Hit, reading: Reading, topic: frozenset[str]) -> bool:
+    """``hit`` names what the leader said, beyond the question's words, and says
+    something changed: "big news, I'm at Ocado now, Deliveroo just had too many layoffs"
+    after "I work at Deliveroo", "nickname -> Tash (was Robbie)" after "my team started
+    calling me Robbie"."""
+    said = _value_words(lead.fact.text) - _NO_TOPIC - topic
+    if not said & _words(hit.fact.text):
+        return False
+    text = hit.fact.text
+    return bool(
+        change_cue(text) not in (None, "new") or start_cue(text) or reading.ends or reading.replaced
     )
 
 
@@ -232,7 +263,7 @@ def rank_newest(
     values = [
         h
         for h in group
-        if h is lead or not read_slot(h.fact.text, False).ends or then_states(h.fact.text)
+        if h is lead or not read_slot(h.fact.text, False).ends or then_begins(h.fact.text)
     ]
     newest = max(values, key=lambda h: _when(h.fact))
     if newest is lead or _when(newest.fact) <= _when(lead.fact):

@@ -33,11 +33,11 @@ from typing import Any
 from hmem.slots.names import starts_with_a_name
 from hmem.slots.notes import as_sentence
 from hmem.slots.parses import parsed_reading, prime
-from hmem.slots.values import SLIP, to_value
+from hmem.slots.values import SLIP, then_states, to_value
 from hmem.slots.values import norm as _norm
 from hmem.slots.values import replaced as _replaced
 
-__all__ = ["Reading", "change_cue", "read_slot", "read_slots"]
+__all__ = ["Reading", "change_cue", "read_slot", "read_slots", "start_cue", "then_begins"]
 
 _DATA: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "slots.json").read_text(encoding="utf-8")
@@ -464,6 +464,22 @@ def _cues(text: str) -> list[str]:
 def change_cue(text: str) -> str | None:
     m = _CHANGE.search(text)
     return m.group(0).lower() if m else None
+
+
+_FOR = re.compile(r"\b(?:gave up|ditched|dropped|swapped|traded|sold)\s+(?:\S+\s+){1,4}?for\s+\S")
+
+
+def then_begins(text: str) -> bool:
+    """An ending that goes on to say what began or holds now ("I left Siemens and joined
+    Spotify", "stopped going to Blade & Co and switched to Kutz", "gave up spin for
+    CrossFit", "Dune is no longer my top book; it's Piranesi"): a new value, not only
+    an ending."""
+    end = _END.search(text)
+    if end is None or then_states(text) or _FOR.search(text, end.start()):
+        return end is not None
+    rest = text[end.end() :]
+    begun = [m for m in _START.finditer(rest) if not _END.fullmatch(m.group(0))]
+    return bool(begun) or _CHANGE.search(rest) is not None
 
 
 def start_cue(text: str) -> str | None:

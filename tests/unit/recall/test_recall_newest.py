@@ -17,6 +17,8 @@ from hmem.recall.newest import (
     topic_words,
 )
 from hmem.slots import read_slot, same_slot
+from hmem.slots.counts import counted
+from hmem.slots.frames import then_begins
 from hmem.slots.whose import asked_about, whose
 from tests.unit.recall.test_recall_scoring_and_context import day, fact
 
@@ -254,3 +256,47 @@ def test_a_relatives_place_filled_in_the_users_own_words() -> None:
         ("bjorn", "We got a new boss: Björn.", (2025, 1, 1), 0.8, 0.5),
     )
     assert rank_newest(_hits(*rows), _open, "What's my boss's name?") == "bjorn"
+
+
+def test_an_ending_that_goes_on_to_a_beginning_is_a_newer_value() -> None:
+    for text in (
+        "I left Siemens and joined Spotify.",
+        "gave up spin for CrossFit",
+        "I stopped going to Blade & Co and switched to Kutz.",
+    ):
+        assert then_begins(text), text
+    for text in ("RIP Luna, best dog ever", "I cancelled Apple TV+.", "Juno passed away"):
+        assert not then_begins(text), text
+    hits = _hits(
+        ("boulder", "exercise: bouldering", (2024, 1, 1), 0.9, 0.6),
+        ("pilates", "I gave up bouldering and took up pilates instead.", (2025, 1, 1), 0.8, 0.5),
+    )
+    assert rank_newest(hits, _open, "What do I do for exercise?") == "pilates"
+
+
+def test_a_statement_that_names_the_leaders_value_and_a_change_answers_as_well() -> None:
+    # far below the leader (past every band), but it names the leader's Deliveroo and
+    # says it is a change
+    rows = (
+        ("deliveroo", "I work at Deliveroo.", (2024, 1, 1), 0.9, 0.8),
+        ("ocado", "big news, I'm at Ocado now, Deliveroo had layoffs", (2025, 1, 1), 0.5, 0.2),
+    )
+    assert rank_newest(_hits(*rows), _open, "Where do I work?") == "ocado"
+    # naming it with no change said ("still love rock climbing") is no newer value
+    rows = (
+        ("rock", "I'm really into rock climbing.", (2024, 1, 1), 0.9, 0.8),
+        ("cheese", "We had cheese after rock climbing with Mo.", (2025, 1, 1), 0.5, 0.2),
+    )
+    assert rank_newest(_hits(*rows), _open, "What are my hobbies?") is None
+
+
+def test_two_statements_that_count_the_same_thing_are_one_count() -> None:
+    assert counted("three grandchildren") == counted("our fifth grandchild arrived")
+    assert counted("houseplants up to 8") == {"houseplant"} == counted("I've got 12 houseplants")
+    assert counted("my second marathon, legs destroyed") == {"marathon"}
+    assert counted("I have a dentist appointment next Tuesday.") == frozenset()
+    rows = (
+        ("two", "I've run two marathons.", (2024, 1, 1), 0.9, 0.8),
+        ("fourth", "fourth marathon: done", (2025, 1, 1), 0.5, 0.3),
+    )
+    assert rank_newest(_hits(*rows), _open, "How many marathons have I run?") == "fourth"
