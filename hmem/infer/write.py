@@ -214,6 +214,9 @@ def _previous_slip(
     row = rows[0]
     if fact_hash(row["text"]) == fact_hash(text) or other_people(text, row["text"]):
         return None
+    speakers = [_SPEAKER.match(t) for t in (text, row["text"])]
+    if any(speakers) and len({m.group("who") if m else None for m in speakers}) > 1:
+        return None  # a chat turn puts right its own speaker's words, not the other's
     [old] = read_claims([row["text"]])
     if new.replaced and old.value not in new.replaced:
         return None  # "Actually I'm 34, not 43": the 43, said before, not the car between

@@ -106,8 +106,12 @@ _CHANGE = re.compile(
 )
 _END = re.compile(r"\b(?:" + "|".join(_DATA["end_cues"]) + r")\b", re.IGNORECASE)
 _START = re.compile(r"\b(?:" + "|".join(_DATA["start_cues"]) + r")\b", re.IGNORECASE)
+# "too" adds at the end of its clause ("I play padel too"), not before what it measures
+# ("Deliveroo just had too many layoffs", "way too crowded")
 _ADDITION = re.compile(
-    r"\b(?:(?<!do )(?<!so )too|also|as well|another|in addition|besides)\b", re.IGNORECASE
+    r"\b(?:(?<!do )(?<!so )too(?=\s*(?:$|[.,;:!?)]|(?:now|and|but|these days)\b))|also|"
+    r"as well|another|in addition|besides)\b",
+    re.IGNORECASE,
 )
 _LEAD = re.compile(
     r"^(?:(?:actually|correction|update|so|well|oh|okay|ok|btw|hi|hello|hey|and|but|sorry|"
@@ -462,7 +466,7 @@ def _cues(text: str) -> list[str]:
 
 
 def change_cue(text: str) -> str | None:
-    m = _CHANGE.search(text)
+    m = _CHANGE.search(as_sentence(text) or text)  # "GP -> Dr Okafor": "... is now ..."
     return m.group(0).lower() if m else None
 
 

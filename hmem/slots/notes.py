@@ -1,7 +1,9 @@
 """A note: the way people jot a value down, a key, a colon and the value ("car: VW Golf",
 "new bank: Starling", "Heads-up, new home city: Ghent", "GP -> Dr Okafor"). In a user's
 memory it is the user's own, and it says what "my <key> is <value>" says; ``as_sentence``
-gives that sentence, for the frames to read as any other (``hmem.slots.frames``).
+gives that sentence, for the frames to read as any other (``hmem.slots.frames``). An
+arrow, "(was X)", "X → Y" and "X out, Y in" say the value is new, and which it replaced
+("nickname → Tash (was Robbie)": "my nickname is now Tash instead of Robbie").
 
 Not a note: a lead-in and then a sentence ("Quick update: my barber is Tony now"), a key
 that is a clause ("We got a new boss: Björn"), a value that is one ("car: I sold it").
@@ -54,7 +56,7 @@ def as_sentence(text: str) -> str | None:
     if m is None:
         return None
     key = m.group("key").lower()
-    value = m.group("value").strip()
+    value, old = _changed(m.group("value").strip())
     words = [w.lower() for w in _WORD.findall(value)]
     if (
         not words
@@ -63,5 +65,24 @@ def as_sentence(text: str) -> str | None:
         or any(w in _SENTENCE for w in words)
     ):
         return None
-    now = " now" if m.group("new") and "now" not in words else ""
-    return f"my {key} is{now} {value}{m.group('rest')}"
+    arrow = re.search(r"->|→", m.group(0)[: m.start("value")]) is not None
+    new = m.group("new") or arrow or old
+    now = " now" if new and "now" not in words else ""
+    instead = f" instead of {old}" if old else ""
+    return f"my {key} is{now} {value}{instead}{m.group('rest')}"
+
+
+_WAS = re.compile(r"\s*\((?:was|previously|formerly|used to be)\s+(?P<old>[^)]+)\)\s*$", re.I)
+_ARROW = re.compile(r"^(?P<old>[^→>]+?)\s*(?:->|→)\s*(?P<new>[^→>]+)$")
+_OUT_IN = re.compile(r"^(?P<old>.+?)\s+out\s*[,;/]\s*(?P<new>.+?)\s+in$", re.I)
+
+
+def _changed(value: str) -> tuple[str, str | None]:
+    """A note's value and the one it replaced: "Tash (was Robbie)", "Bristol → Utrecht",
+    "EE out, Vodafone in"."""
+    for pattern in (_WAS, _ARROW, _OUT_IN):
+        m = pattern.search(value)
+        if m is not None:
+            new = value[: m.start()] if pattern is _WAS else m.group("new")
+            return new.strip(), m.group("old").strip()
+    return value, None

@@ -55,6 +55,20 @@ _REPLACED = (
         re.I,
     ),
     re.compile(r"\bis no longer (?P<o>[^,;.!?]+)", re.IGNORECASE),
+    # "Ramen has overtaken pizza as my favourite food"
+    re.compile(
+        r"\b(?:has overtaken|overtook|has replaced|replaced|took over from|has beaten) "
+        r"(?:an? |the |my )?(?P<o>[^,;.!?]{1,40}?) as\b",
+        re.IGNORECASE,
+    ),
+    # "(was Robbie)", "(previously O2)": the note's old value
+    re.compile(r"\((?:was|previously|formerly|used to be) (?P<o>[^)]+)\)", re.IGNORECASE),
+    # "Barclays out, Nationwide in", "Radiohead is out, Arctic Monkeys is in"
+    re.compile(
+        r"(?:^|[:;,.!?]\s*)(?P<o>[^,;:.!?]{1,40}?)\s+(?:is |are )?out\s*[,;/]\s*"
+        r"[^,;:.!?]{1,40}?\s+(?:is |are )?in\b",
+        re.IGNORECASE,
+    ),
 )
 
 
@@ -136,7 +150,7 @@ def to_value(value: str) -> str:
 
 
 _SLIP = (
-    r"i meant|i misspoke|my (?:mistake|bad)|mistyped|typo|typed (?:that|it) wrong|"
+    r"i meant(?! to\b)|i misspoke|my (?:mistake|bad)|mistyped|typo|typed (?:that|it) wrong|"
     r"got (?:that|it) wrong|had (?:that|it) (?:slightly )?(?:off|wrong)|"
     r"correct(?:ion| that| myself)|scratch that|ignore (?:that|my last)|not what i meant|"
     r"(?:i )?(?:said|gave you|told you) the wrong"

@@ -155,6 +155,12 @@ def test_a_slip_word_that_names_another_value_or_person_closes_nothing_between(
         "Sorry, I meant I live in Ghent.", user_id=user_id, observed_at=at(2025, 4, 5)
     )
     assert mine.superseded == []
+    turn = write(memory, user_id, "Caroline: I'm off to Boston on Friday.", at(2025, 4, 6))
+    reply = memory.remember(
+        "Melanie: sorry, I meant Tuesday", user_id=user_id, observed_at=at(2025, 4, 7)
+    )
+    assert reply.superseded == []  # a chat turn puts right its own speaker's words
+    assert memory.get(turn, user_id=user_id).known_to is None
     for kept in (car, sister):
         assert memory.get(kept, user_id=user_id).known_to is None
 
