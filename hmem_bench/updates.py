@@ -112,7 +112,8 @@ def run(
         found = memory.search(seq["question"], user_id=user, k=5, now=now)
         top = ids.get(found.hits[0].fact.id) if found.hits else None
         kind = seq["kind"]
-        open_ids = {f.id for f in memory.facts(user_id=user, limit=1000)}
+        # open at the sequence's end (its days may run past the wall clock)
+        open_ids = {f.id for f in memory.facts(user_id=user, limit=1000, as_of=now)}
         counts = by_kind[kind]
         counts["n"] += 1
         ok = top in seq["current"]
