@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from hmem.config import Config
+from hmem.errors import NotFoundError
 from hmem.extract.local_embed import LocalEmbeddings
 from hmem.memory import Memory
 from hmem_bench.embed_cache import CachedEmbedder
@@ -49,6 +50,14 @@ BACKGROUND = (
     "I bought new running shoes.",
 )
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
+
+
+def _standing(memory: Memory, user: str, fact_id: str) -> bool:
+    """No write closed the fact (a text the store skipped as a repeat is not one)."""
+    try:
+        return memory.get(fact_id, user_id=user).known_to is None
+    except NotFoundError:
+        return False
 
 
 def load(path: Path = PATH) -> list[dict[str, Any]]:
@@ -112,8 +121,12 @@ def run(
         found = memory.search(seq["question"], user_id=user, k=5, now=now)
         top = ids.get(found.hits[0].fact.id) if found.hits else None
         kind = seq["kind"]
-        # open at the sequence's end (its days may run past the wall clock)
-        open_ids = {f.id for f in memory.facts(user_id=user, limit=1000, as_of=now)}
+        # open: no write closed it (its belief stands), whatever its world window says
+        # ("ticked off Norway this summer" ended; "moving to Leeds next year" starts
+        # later) and however far the sequence's days run past the wall clock
+        written = [f"{user}-{i}" for i in range(len(seq["steps"]))]
+        written += [f"{user}-bg{i}" for i in range(len(BACKGROUND))]
+        open_ids = {fid for fid in written if _standing(memory, user, fid)}
         counts = by_kind[kind]
         counts["n"] += 1
         ok = top in seq["current"]
