@@ -120,7 +120,8 @@ def _answers(hit: Hit, lead: Hit, topic: frozenset[str] = frozenset()) -> bool:
         # it says it is a change, or that a value began ("I bought a Subaru Outback"
         # after "I'm driving a Ford Fiesta now"), and answers at least half as well
         return True
-    if _names_lead(hit, lead, reading, topic) or counted(hit.fact.text) & counted(lead.fact.text):
+    same_count = bool(counted(hit.fact.text) & counted(lead.fact.text))
+    if same_count or _names_lead(hit, lead, reading, topic, cue):
         # it names the leader's value and says it changed, or counts what the leader
         # counts ("our fifth grandchild arrived" after "three grandchildren")
         return True
@@ -145,17 +146,18 @@ def _value_words(text: str) -> frozenset[str]:
     return _words(f"{value} {named}") | frozenset(re.findall(r"\d+", text))
 
 
-def _names_lead(hit: Hit, lead: Hit, reading: Reading, topic: frozenset[str]) -> bool:
+def _names_lead(
+    hit: Hit, lead: Hit, reading: Reading, topic: frozenset[str], cue: str | None
+) -> bool:
     """``hit`` names what the leader said, beyond the question's words, and says
     something changed: "big news, I'm at Ocado now, Deliveroo just had too many layoffs"
     after "I work at Deliveroo", "nickname -> Tash (was Robbie)" after "my team started
-    calling me Robbie"."""
+    calling me Robbie"; ``cue``: its change cue)."""
     said = _value_words(lead.fact.text) - _NO_TOPIC - topic
     if not said & _words(hit.fact.text):
         return False
-    text = hit.fact.text
     return bool(
-        change_cue(text) not in (None, "new") or start_cue(text) or reading.ends or reading.replaced
+        cue not in (None, "new") or start_cue(hit.fact.text) or reading.ends or reading.replaced
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
-from hmem.slots.frames import _COUNT_NOUN, _NUMBERS, _ORDINALS
+from hmem.slots.frames import _NUMBERS, _ORDINALS, _singular
 
 __all__ = ["counted"]
 
@@ -30,19 +30,10 @@ _NOT_COUNTED = frozenset(
 )
 
 
-def _one(noun: str) -> str:
-    noun = noun.lower()
-    if noun in _COUNT_NOUN:
-        return _COUNT_NOUN[noun]
-    if noun.endswith("ies") and len(noun) > 4:
-        return noun[:-3] + "y"
-    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3 else noun
-
-
 @functools.lru_cache(maxsize=4096)
 def counted(text: str) -> frozenset[str]:
     """The nouns ``text`` gives a number or an ordinal of ("three grandchildren",
     "our fifth grandchild": grandchild)."""
     nouns = {m.group("n") for m in _BEFORE.finditer(text)}
     nouns |= {m.group("n") for m in _AFTER.finditer(text)}
-    return frozenset(_one(n) for n in nouns if n.lower() not in _NOT_COUNTED)
+    return frozenset(_singular(n) for n in nouns if n.lower() not in _NOT_COUNTED)

@@ -419,7 +419,7 @@ def read_slot(text: str, parse: bool = True) -> Reading:
             by_parse = found is None  # no reading of the words': the parse's own
             found = (parsed.subject, parsed.slot, _norm(parsed.value))
             replaced |= {r for r in map(_norm, parsed.replaced) if r}
-    slip = SLIP.search(text)
+    slip = SLIP.search(text) if found is not None else None
     if found is not None and slip is not None and found[1] in slip.group(0).lower().split():
         found = None  # "sorry, I meant teal", "typo: teal": a slip's words name no slot
     if found is None:
@@ -479,8 +479,10 @@ def then_begins(text: str) -> bool:
     CrossFit", "Dune is no longer my top book; it's Piranesi"): a new value, not only
     an ending."""
     end = _END.search(text)
-    if end is None or then_states(text) or _FOR.search(text, end.start()):
-        return end is not None
+    if end is None:
+        return False
+    if then_states(text) or _FOR.search(text, end.start()):
+        return True
     rest = text[end.end() :]
     begun = [m for m in _START.finditer(rest) if not _END.fullmatch(m.group(0))]
     return bool(begun) or _CHANGE.search(rest) is not None

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from hmem.slots.values import WAS
+
 __all__ = ["as_sentence"]
 
 # a lead-in before the note: "Heads-up, ", "fyi - ", "Quick update: "
@@ -72,7 +74,6 @@ def as_sentence(text: str) -> str | None:
     return f"my {key} is{now} {value}{instead}{m.group('rest')}"
 
 
-_WAS = re.compile(r"\s*\((?:was|previously|formerly|used to be)\s+(?P<old>[^)]+)\)\s*$", re.I)
 _ARROW = re.compile(r"^(?P<old>[^→>]+?)\s*(?:->|→)\s*(?P<new>[^→>]+)$")
 _OUT_IN = re.compile(r"^(?P<old>.+?)\s+out\s*[,;/]\s*(?P<new>.+?)\s+in$", re.I)
 
@@ -80,9 +81,11 @@ _OUT_IN = re.compile(r"^(?P<old>.+?)\s+out\s*[,;/]\s*(?P<new>.+?)\s+in$", re.I)
 def _changed(value: str) -> tuple[str, str | None]:
     """A note's value and the one it replaced: "Tash (was Robbie)", "Bristol → Utrecht",
     "EE out, Vodafone in"."""
-    for pattern in (_WAS, _ARROW, _OUT_IN):
+    was = WAS.search(value)
+    if was is not None and not value[was.end() :].strip():
+        return value[: was.start()].strip(), was.group("o").strip()
+    for pattern in (_ARROW, _OUT_IN):
         m = pattern.search(value)
         if m is not None:
-            new = value[: m.start()] if pattern is _WAS else m.group("new")
-            return new.strip(), m.group("old").strip()
+            return m.group("new").strip(), m.group("old").strip()
     return value, None

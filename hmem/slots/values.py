@@ -13,6 +13,7 @@ __all__ = [
     "CORRECTION",
     "SLIP",
     "STATEMENT_WORDS",
+    "WAS",
     "corrected",
     "dropped",
     "norm",
@@ -38,6 +39,8 @@ _TAIL = re.compile(
     r"as they|as he|as she) .*|[-\u2013\u2014] .*)$",
     re.IGNORECASE,
 )
+#: "(was Robbie)", "(previously O2)": the value a note or a sentence replaced.
+WAS = re.compile(r"\((?:was|previously|formerly|used to be)\s+(?P<o>[^)]+)\)", re.IGNORECASE)
 _REPLACED = (
     re.compile(r"\binstead of (?:an? |the |my )?(?P<o>[^,;.!?]+)", re.IGNORECASE),
     re.compile(r"\brather than (?:an? |the |my )?(?P<o>[^,;.!?]+)", re.IGNORECASE),
@@ -61,8 +64,7 @@ _REPLACED = (
         r"(?:an? |the |my )?(?P<o>[^,;.!?]{1,40}?) as\b",
         re.IGNORECASE,
     ),
-    # "(was Robbie)", "(previously O2)": the note's old value
-    re.compile(r"\((?:was|previously|formerly|used to be) (?P<o>[^)]+)\)", re.IGNORECASE),
+    WAS,
     # "Barclays out, Nationwide in", "Radiohead is out, Arctic Monkeys is in"
     re.compile(
         r"(?:^|[:;,.!?]\s*)(?P<o>[^,;:.!?]{1,40}?)\s+(?:is |are )?out\s*[,;/]\s*"
