@@ -120,7 +120,8 @@ SLOT_WORDS = {
 }
 
 _ADD = re.compile(
-    r"\b(?:(?<!do )(?<!so )too|also|as well|another|in addition|additionally|second|both|"
+    r"\b(?:(?<!do )(?<!so )(?<!should )(?<!you )too|also|as well|another|in addition|"
+    r"additionally|second|both|"
     r"besides|as a side|on the side|added)\b",
     re.IGNORECASE,
 )

@@ -186,12 +186,10 @@ def infer_write(
                 )
             )
     slip = _previous_slip(store, user_id, text, new, observed_at)
-    if (
-        slip is not None
-        # the model's word stands on what it saw
-        and (judged is None or all(row["id"] != slip.target_id for row in near))
-        and all(t.target_id != slip.target_id for t in result.supersedes)
-    ):
+    # the model's word stands on what it saw; a rule's reading of the same fact ("not
+    # Leeds" read as an ending) gives way to the slip's: it was never true
+    if slip is not None and (judged is None or all(row["id"] != slip.target_id for row in near)):
+        result.supersedes = [t for t in result.supersedes if t.target_id != slip.target_id]
         result.supersedes.append(slip)
     result.seconds = time.perf_counter() - started
     return result
@@ -222,8 +220,8 @@ def _previous_slip(
         return None  # "Actually I'm 34, not 43": the 43, said before, not the car between
     if new.slot is not None and new.slot != old.slot:
         return None  # "Small correction: my name is spelled Stephen": the name, not a dentist
-    if owner(new) is not None and owner(old) is not None and owner(new) != owner(old):
-        return None
+    if new.slot is not None and None not in (owner(new), owner(old)) and owner(new) != owner(old):
+        return None  # a slip that names no slot has no subject ("typo: Ana not Ava")
     return SupersedeTarget(
         target_id=row["id"],
         reason=SupersedeReason.USER_EDIT,

@@ -90,8 +90,11 @@ def topic_words(question: str) -> frozenset[str]:
 
 
 def _kind(reading: Reading) -> str | None:
-    """A slot's kind: a pet is a pet, whatever animal ("pet:cat", "pet:guinea pig")."""
+    """A slot's kind: a pet is a pet, whatever animal ("pet:cat", "pet:guinea pig"); a
+    favourite TV show is a favourite show."""
     slot = reading.slot
+    if slot is not None and slot.startswith("favourite:"):
+        return "favourite:" + slot.split()[-1].split(":")[-1]
     return "pet" if slot is not None and slot.startswith("pet:") else slot
 
 
@@ -254,7 +257,7 @@ def rank_newest(
         if len(h.fact.text.split()) <= NEWEST_MAX_WORDS
         and _answers(h, lead, topic)
         and h.newer_value is None
-        and owned(h.fact.text)
+        and (h is lead or owned(h.fact.text))  # the leader is whose it was taken for
         and not read_slot(h.fact.text, False).added
     ]
     if lead not in group:  # an addition leads: values add up

@@ -69,6 +69,9 @@ def score_chosen(
             successors=view(entry.newer),
         )
     if mode == "history":
+        # a fact put right as never true is no past value: what it matched goes to its
+        # correction ("sorry, I meant teal" for "teel")
+        forward_to_current(hits, by_id, signals, sources, weights, now, _once_true)
         promote_history(hits, by_id, signals, sources, weights, now)
     else:
 
@@ -223,8 +226,8 @@ def promote_history(
     """Closed facts that were once true rank as hits: max(own, successor) + boost."""
     best_successor: dict[str, tuple[float, Hit, HistoryStep]] = {}
     for hit in list(hits.values()):
-        entry = by_id[hit.fact.id]
-        for step in entry.older:
+        entry = by_id.get(hit.fact.id)  # a correction brought in by its slip has none
+        for step in entry.older if entry is not None else hit.predecessors:
             old = step.fact
             if old.known_to is None or not _once_true(old):
                 continue

@@ -70,8 +70,9 @@ _PLACEHOLDERS = {
     "{ord}": r"(?P<v>\d{1,3}(?:st|nd|rd|th)|"
     + "|".join(sorted(_ORDINALS, key=len, reverse=True))
     + r")",
-    "{cn}": r"(?P<n>[a-z]+(?:[ -](?!(?:a|an|per|each|every|the|of|in|at|on|for)\b)[a-z]+)?)",
-    "{n}": r"(?P<n>[a-z]+(?: [a-z]+)?)",
+    "{cn}": r"(?P<n>[a-z]+(?:[ -](?!(?:a|an|per|each|every|the|of|in|at|on|for|today|tonight|"
+    r"yesterday|now|this|last|again)\b)[a-z]+)?)",
+    "{n}": r"(?P<n>[a-z]+(?: (?!(?:rn|now|atm|currently|lately|these|at|is)\b)[a-z]+)?)",
     "{who}": rf"(?P<who>\b(?:my|our|his|her|their|(?-i:{_CAP}'s))(?:\s+(?P<rel>[a-z]+)'s)?)",
     "{diet}": r"(?P<v>" + "|".join(map(re.escape, _DATA["diets"])) + r")",
     "{pet}": r"(?P<n>" + "|".join(map(re.escape, _DATA["pets"])) + r")",
@@ -109,8 +110,9 @@ _START = re.compile(r"\b(?:" + "|".join(_DATA["start_cues"]) + r")\b", re.IGNORE
 # "too" adds at the end of its clause ("I play padel too"), not before what it measures
 # ("Deliveroo just had too many layoffs", "way too crowded")
 _ADDITION = re.compile(
-    r"\b(?:(?<!do )(?<!so )too(?=\s*(?:$|[.,;:!?)]|(?:now|and|but|these days)\b))|also|"
-    r"as well|another|in addition|besides)\b",
+    r"\b(?:(?<!do )(?<!so )(?<!should )(?<!you )too"
+    r"(?=\s*(?:$|[.,;:!?)]|(?:now|and|but|these days)\b))|also|as well|another|in addition|"
+    r"besides)\b",
     re.IGNORECASE,
 )
 _LEAD = re.compile(
@@ -143,7 +145,7 @@ _SUBJECT = re.compile(
 )
 _NOT_NAMES = frozenset(
     "the a an this that these those it he she they you there here what who when where "  # noqa: SIM905
-    "why how please call everyone meet sorry lately home "
+    "why how please call everyone meet sorry lately home name nickname username oops typo "
     # interjections and sentence adverbs a chat turn starts with: no one's name
     "yes yeah yep yup nope no thanks thank wow oh hey hi hello okay ok well just really "
     "also still great nice cool awesome sure glad love haha lol honestly highly totally "
@@ -155,7 +157,8 @@ _NOT_NAMES = frozenset(
 
 #: Subjects that are no one person ("People call me Bo", "Everyone calls me Bo").
 _GROUPS = frozenset(
-    "people friends everyone everybody folks colleagues coworkers family they most all".split()  # noqa: SIM905
+    "people friends everyone everybody folks colleagues coworkers family they most all nobody "  # noqa: SIM905
+    "mates team teammates".split()
 )
 
 
@@ -349,8 +352,8 @@ def _framed(
                 whose = "user"
             else:
                 whose = local
-            if whose is None and re.search(r"\b(?:me|I|my)\b", sentence):
-                whose = "user"
+            if whose is None and (slot == "name" or re.search(r"\b(?:me|I|my)\b", sentence)):
+                whose = "user"  # "Name's Jonah, by the way": the speaker's own
             if slot == "favourite":
                 slot = f"favourite:{_singular(groups['n'])}"
             elif slot == "count":

@@ -25,9 +25,10 @@ _LEAD_IN = re.compile(
 )
 _NOTE = re.compile(
     r"^(?P<new>(?:(?:new|current|updated|latest)\s+)?)(?:my\s+|our\s+)?"
-    r"(?P<key>[a-z][a-z'-]*(?:\s[a-z][a-z'-]*){0,2}?)(?:\s+(?:alert|update))?"
+    r"(?P<key>[a-z][a-z'-]*(?:\s[a-z][a-z'-]*){0,3}?)(?:\s+(?:alert|update))?"
     r"(?:\s*(?::|=|->|→|—|–)|\s+-)\s*"
-    r"(?P<value>[^.;!?]+)(?P<rest>.*)$",
+    # a dot inside a value is part of it ("kestrel.codes", "jo@mail.com")
+    r"(?P<value>(?:[^.;!?]|\.(?=\w))+)(?P<rest>.*)$",
     re.IGNORECASE,
 )
 #: Words no key holds (a key names a thing, it says nothing of anyone).

@@ -23,7 +23,8 @@ __all__ = [
 ]
 
 _TAIL = re.compile(
-    r"\s+(?:now|these days|nowadays|today|tonight|yesterday|from now on|instead|too|also|"
+    r"\s+(?:now|rn|atm|tbh|lol|imo|honestly|these days|nowadays|today|tonight|yesterday|"
+    r"from now on|instead|too|also|"
     r"as well|anymore|any more|again|lately|recently|fluently|by profession|by trade|"
     r"(?:last|this|next) (?:week|month|year|spring|summer|autumn|fall|winter|weekend)|"
     r"(?:in|during) the (?:spring|summer|autumn|fall|winter)|"
@@ -155,7 +156,8 @@ _SLIP = (
     r"i meant(?! to\b)|i misspoke|my (?:mistake|bad)|mistyped|typo|typed (?:that|it) wrong|"
     r"got (?:that|it) wrong|had (?:that|it) (?:slightly )?(?:off|wrong)|"
     r"correct(?:ion| that| myself)|scratch that|ignore (?:that|my last)|not what i meant|"
-    r"(?:i )?(?:said|gave you|told you) the wrong"
+    r"(?:i )?(?:said|gave you|told you) the wrong|was a slip|slip of the (?:tongue|keyboard)|"
+    r"fingers? slipped|autocorrect(?:ed)?|wait,? no|no,? wait"
 )
 #: Words that can only say the statement just before was a slip ("sorry, I meant teal",
 #: "typo: teal", "scratch that, it's teal", "my bad, Teal"): a correction that names no

@@ -35,6 +35,13 @@ _COUNTING = frozenset(
     "first second third fourth fifth sixth seventh eighth ninth tenth new "  # noqa: SIM905
     "1st 2nd 3rd 4th 5th 6th 7th 8th 9th 10th".split()
 )
+# "my friends call me Moose", "my mates switched from Pip to Doc for my nickname": the
+# user's name, whoever gives it
+_NAMES_ME = re.compile(
+    r"\b(?:call(?:s|ed|ing)?|know(?:s)?|nicknamed?|renamed?)\s+me\b|"
+    r"\bmy (?:nick|user|display |first |last |sur)?name\b",
+    re.IGNORECASE,
+)
 _COPULA = frozenset(("is", "was", "are", "were", "became", "becomes", "be"))
 _USER = re.compile(r"\bthe user(?:'s)?\b", re.IGNORECASE)
 _USER_REL = re.compile(r"\bthe user's\s+([a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
@@ -45,7 +52,8 @@ _NOT_NAMES = frozenset(
         "the a an this that these those it he she they you there here what who when where why "
         "how please my our your his her their its so and but or if as for from since after "
         "before quick new out home just actually correction update scratch ask heads "
-        "things note fyi btw ps"
+        "things note fyi btw ps name nickname username handle surname fave favourite "
+        "favorite oops typo sorry wait"
     ).split()
 )
 
@@ -78,6 +86,7 @@ def whose(text: str) -> str | None:
                     # child" is a count of mine
                     if (
                         _first_before(lowered, i)
+                        or _NAMES_ME.search(text, found[j].end())
                         or (_copula_before(lowered, i) and not lowered[j].endswith("'s"))
                         or _WHO_FILLS.match(text[found[j].end() :])
                         or any(w in _COUNTING for w in lowered[i + 1 : j])

@@ -138,6 +138,35 @@ def test_a_slip_put_right_names_no_slot(embedded: Memory, user_id: str) -> None:
     assert found.hits[0].fact.valid_from == at(2025, 3, 8)  # teal since the slip's time
 
 
+def test_a_slip_put_right_by_the_right_value_alone(memory: Memory, user_id: str) -> None:
+    """Corrections that are only the right value and the slip ("typo: Ana not Ava",
+    "sorry, Leek! not Leeds, my fingers slipped") have no subject of their own: they put
+    right the statement before them, as a correction (never true), even where a rule
+    read "not Leeds" as an ending. With no vectors at all the correction takes the
+    slip's place in answers: the slip is found by its words and hands them on; it is no
+    past value in a history search."""
+    ava = write(memory, user_id, "My name is Ava.", at(2025, 5, 1))
+    ana = memory.remember("typo: Ana not Ava", user_id=user_id, observed_at=at(2025, 5, 2))
+    assert ana.superseded == [ava]
+    assert ana.inferred[0].reason is SupersedeReason.USER_EDIT
+    write(memory, user_id, "I'm based in Porto.", at(2025, 5, 3))
+    leeds = write(memory, user_id, "I'm in Leeds these days, new flat.", at(2025, 5, 4))
+    leek = memory.remember(
+        "sorry, Leek! not Leeds, my fingers slipped", user_id=user_id, observed_at=at(2025, 5, 5)
+    )
+    assert leek.superseded == [leeds]
+    [link] = leek.inferred
+    assert link.reason is SupersedeReason.USER_EDIT
+    assert link.cue == "the statement before put right: fingers slipped"
+    found = memory.search("What is my name?", user_id=user_id, k=3)
+    assert found.hits[0].fact.id == ana.added[0]
+    assert found.hits[0].parts["inherited"] > 0  # "name" is the slip's word, not its own
+    past = memory.search("What were all the names I gave you?", user_id=user_id, k=5)
+    assert past.mode == "history"
+    assert ava not in {h.fact.id for h in past.hits}  # the slip was never a name of hers
+    assert ana.added[0] in {h.fact.id for h in past.hits}
+
+
 def test_a_slip_word_that_names_another_value_or_person_closes_nothing_between(
     embedded: Memory, user_id: str
 ) -> None:

@@ -7,12 +7,15 @@
 // then; 9999-12-31 for none) and belief_why ('' for open or restored, else the close's
 // reason). Only 'retraction' and 'user_edit' withdraw belief; a supersession or an end
 // closes the world window and the fact stays believed with its end.
+// 'history' also finds a fact put right as never true (user_edit, an empty window): it
+// is never shown, it hands what it matched to its correction (hmem.recall.rules).
 // 'current' is 'asof' at b = w = $now, read from the latest entry (the node's own
 // valid_to, known_to and close_reason): a fact true from a later day is not current yet.
   (($mode = 'current' AND f.known_from <= $now AND f.valid_from <= $now
     AND (f.valid_to IS NULL OR f.valid_to > $now)
     AND NOT coalesce(f.close_reason IN ['retraction', 'user_edit'] AND f.known_to <= $now, false))
-    OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from))
+    OR ($mode = 'history' AND (f.valid_to IS NULL OR f.valid_to > f.valid_from
+                               OR f.close_reason = 'user_edit'))
     OR ($mode = 'asof_history'
         AND ($as_of IS NULL OR f.known_from <= $as_of)
         AND ($as_of_event IS NULL OR f.valid_from <= $as_of_event))

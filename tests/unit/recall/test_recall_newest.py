@@ -135,6 +135,12 @@ def test_whose_reads_the_owner_from_the_words() -> None:
     # a note is the user's (or the relative's it names)
     assert whose("New usual drink alert: ginger beer!") == "user"
     assert whose("my sister's car: Polestar 2") == "user.sister"
+    # the user's name, whoever gives it
+    assert whose("My friends call me Moose.") == "user"
+    assert whose("Nobody says Ziggy anymore, my mates call me Pip now.") == "user"
+    assert whose("My friends switched from Ziggy to Bruno for my nickname.") == "user"
+    assert whose("My sister told me she moved to Lyon.") == "user.sister"
+    assert whose("Name's Jonah, by the way.") is None  # "Name" is no one's name
 
 
 def test_a_long_chat_message_is_no_statement_to_lift() -> None:
@@ -300,3 +306,23 @@ def test_two_statements_that_count_the_same_thing_are_one_count() -> None:
         ("fourth", "fourth marathon: done", (2025, 1, 1), 0.5, 0.3),
     )
     assert rank_newest(_hits(*rows), _open, "How many marathons have I run?") == "fourth"
+
+
+def test_a_leader_no_words_own_is_the_users_in_the_users_memory() -> None:
+    """A leader whose words name no one ("Name's Jonah", "The weather was lovely") is
+    taken for the user's when the user is asked about: a newer value of the user's
+    that answers as well comes first."""
+    hits = _hits(
+        ("jonah", "Name's Jonah, by the way.", (2025, 1, 1), 0.46, 0.37),
+        ("farah", "please stop calling me Theo, it's Farah these days", (2025, 4, 1), 0.25, 0.2),
+    )
+    assert rank_newest(hits, _open, "What name do I go by?") == "farah"
+    assert _order(hits)[0] == "farah"
+
+
+def test_a_favourite_tv_show_is_a_favourite_show() -> None:
+    hits = _hits(
+        ("derry", "My favourite TV show is Derry Girls.", (2025, 1, 1), 0.67, 0.67),
+        ("flea", "My favourite show these days is Fleabag.", (2025, 2, 1), 0.54, 0.59),
+    )
+    assert rank_newest(hits, _open, "What's my favourite TV show?") == "flea"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hmem.slots import read_slot, rivals, states_newer_value
-from hmem.slots.values import corrected, dropped, then_states, to_value
+from hmem.slots.values import SLIP, corrected, dropped, then_states, to_value
 
 
 @pytest.mark.parametrize(
@@ -140,6 +140,22 @@ def test_dropped_values_and_from_to_values() -> None:
         ("Correction, my age is 34.", "age", "34"),
         ("Small correction: my name is spelled Katharine.", "name", "katharine"),
         ("Autocorrect got me: I live in Bern.", "residence", "bern"),
+        # names given every way, and the handle used online
+        ("Name's Jonah, by the way.", "name", "jonah"),
+        ("my nickname's Red", "name", "red"),
+        ("I've decided to use Marisol as my name from here on.", "name", "marisol"),
+        ("Theo is my name now.", "name", "theo"),
+        ("please stop calling me Theo, it's Farah these days", "name", "farah"),
+        ("Nobody says Ziggy anymore, my mates call me Pip now.", "name", "pip"),
+        ("I changed my handle to saltmarsh7.", "username", "saltmarsh7"),
+        ("new username: kestrel.codes", "username", "kestrel.codes"),  # a dot in a value
+        ("You'll find me online as pixelbard.", "username", "pixelbard"),
+        ("I report to Grace now.", "manager", "grace"),
+        # slang and a favourite said after the value
+        ("my fave painter rn is Rothko tbh", "favourite:painter", "rothko"),
+        ("fave ice cream flavour = hazelnut", "favourite:ice cream flavour", "hazelnut"),
+        ("I've come round to mint tea, it's my favourite drink now.", "favourite:drink", "mint tea"),
+        ("Finished my fourth marathon today!", "count:marathon", "4"),
     ],
 )
 def test_more_phrasings_name_their_slot(text: str, slot: str, value: str) -> None:
@@ -166,6 +182,23 @@ def test_a_correction_names_the_value_with_its_slip_put_right() -> None:
     assert corrected("Actually it's Sam.", "sara") is None
     assert corrected("Actually it is Sara.", "sara") is None
     assert corrected("I mistyped earlier, it's March.", "march 3") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "slip"),
+    [
+        ("sorry, I meant teal", True),
+        ("wait no, Porto. Prato was a slip", True),
+        ("sorry, Leek! not Leeds, my fingers slipped", True),
+        ("Oops, autocorrect. Weezer, not Wilco.", True),
+        ("typo: Ana not Ava", True),
+        ("I meant to call my mum", False),
+        ("I slipped on the ice this morning", False),
+        ("I can't wait for the weekend", False),
+    ],
+)
+def test_words_that_can_only_say_a_slip(text: str, slip: bool) -> None:
+    assert (SLIP.search(text) is not None) is slip
 
 
 def test_an_ending_then_what_holds_now_is_a_change() -> None:
