@@ -28,7 +28,7 @@ from hmem.recall.query import STOPWORDS
 from hmem.recall.scoring import rank_order
 from hmem.slots import Reading, change_cue, read_slot, same_slot, start_cue
 from hmem.slots.counts import counted
-from hmem.slots.frames import then_begins
+from hmem.slots.frames import PEOPLE, then_begins
 from hmem.slots.values import STATEMENT_WORDS
 from hmem.slots.whose import asked_about, relation_words, whose
 
@@ -93,9 +93,17 @@ def _kind(reading: Reading) -> str | None:
     """A slot's kind: a pet is a pet, whatever animal ("pet:cat", "pet:guinea pig"); a
     favourite TV show is a favourite show."""
     slot = reading.slot
-    if slot is not None and slot.startswith("favourite:"):
+    if slot is None:
+        return None
+    if slot.startswith("favourite:"):
         return "favourite:" + slot.split()[-1].split(":")[-1]
-    return "pet" if slot is not None and slot.startswith("pet:") else slot
+    if slot.startswith("pet:"):
+        return "pet"
+    # who fills a place of the user's is one thing however said: "my manager's name is
+    # Gregor" (the name of user.manager), "my manager has changed to Folake" (manager)
+    subject = reading.subject or ""
+    role = subject.partition(".")[2] if slot == "name" and subject.startswith("user.") else slot
+    return f"role:{min(relation_words(role))}" if role in PEOPLE else slot
 
 
 def _answers(hit: Hit, lead: Hit, topic: frozenset[str] = frozenset()) -> bool:
@@ -164,6 +172,15 @@ def _names_lead(
     )
 
 
+def _fills(text: str, asked: str | None) -> bool:
+    """The statement's slot is the relation the question asks about ("reports to Marco",
+    slot manager, for "user.manager")."""
+    if asked is None or not asked.startswith("user."):
+        return False
+    slot = read_slot(text, False).slot
+    return slot is not None and slot in relation_words(asked.partition(".")[2])
+
+
 def same_person(a: str | None, b: str | None) -> bool:
     """Two owners are one: equal, or one relative named two ways ("user.mum",
     "user.mother")."""
@@ -227,9 +244,10 @@ def rank_newest(
     lead = ranked[0]
     owner = whose(lead.fact.text)
     asked = asked_about(question) if question else None
-    if owner is None and asked == "user":
+    if owner is None and (asked == "user" or _fills(lead.fact.text, asked)):
         # no person's words ("Packed everything up and moved to Montreal"), in the
-        # user's memory, asked about the user: the user's own, words left out
+        # user's memory, asked about the user (or about who fills a place of the
+        # user's: "reports to Marco" for "Who is my manager?"): the user's own
         owner = "user"
     mine = owner == "user" or (owner is not None and same_person(owner, asked))
     if not mine or lead.raw.get("dense", 0.0) <= 0.0 or lead.newer_value is not None:
@@ -243,8 +261,10 @@ def rank_newest(
         # a statement no owner's words mark, saying it is a change ("Heads-up, new
         # employer: Ocado"), in the user's own memory: the user's
         found = whose(text)
-        if found is None:
-            return owner == "user" and (change_cue(text) is not None or start_cue(text) is not None)
+        if found is None:  # "fifth child born today": a count too
+            return owner == "user" and (
+                change_cue(text) is not None or start_cue(text) is not None or bool(counted(text))
+            )
         if found == "user" and owner != "user" and asked is not None:
             # the user saying who fills a relative's place: "We got a new boss: Björn"
             return bool(relation_words(asked.partition(".")[2]) & _words(text))

@@ -43,7 +43,7 @@ _NOT_KEYS = frozenset(
 _SENTENCE = frozenset(
     (  # noqa: SIM905
         "i i'm i've i'd we we're we've you he she they is are was were am has have had "
-        "do does did my our his her their"
+        "do does did my our his her their left quit joined moved switched"
     ).split()
 )
 #: A value longer than this many words is no value.

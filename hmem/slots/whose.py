@@ -28,7 +28,7 @@ _BETWEEN = 2
 # "my boss is Marcus now": who fills the user's slot, not a statement of that person's
 # own ("my boss's name is Tom" stays the boss's: "what is my name?" is not asked of it)
 _WHO_FILLS = re.compile(
-    r"^\s+(?:is|was|has changed to|changed to|is now|now is)\s+(?:now\s+)?[A-Z]"
+    r"^\s+(?:(?:is|was|has changed to|changed to|is now|now is)\s+(?:now\s+)?|now\s+)[A-Z]"
 )
 _POSSESSIVE = re.compile(r"\b([A-Z][a-z]+)'s\s+([a-z]+)")
 _COUNTING = frozenset(

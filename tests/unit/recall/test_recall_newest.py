@@ -326,3 +326,29 @@ def test_a_favourite_tv_show_is_a_favourite_show() -> None:
         ("flea", "My favourite show these days is Fleabag.", (2025, 2, 1), 0.54, 0.59),
     )
     assert rank_newest(hits, _open, "What's my favourite TV show?") == "flea"
+
+
+def test_who_fills_a_place_is_one_thing_however_said() -> None:
+    """ "my manager's name is Gregor" (a name of user.manager) and "my manager has changed
+    to Folake" (the user's manager) answer one question; "reports to Marco", with no
+    one's words, is the user's when the question asks who the user's manager is."""
+    hits = _hits(
+        ("gregor", "My manager's name is Gregor.", (2025, 1, 1), 0.6, 0.6),
+        ("folake", "My manager has changed to Folake.", (2025, 3, 1), 0.5, 0.5),
+    )
+    assert rank_newest(hits, _open, "What's my manager's name?") == "folake"
+    hits = _hits(
+        ("marco", "reports to Marco", (2025, 1, 1), 0.18, 0.25),
+        ("olu", "I report to Olu now.", (2025, 3, 1), 0.14, 0.21),
+    )
+    assert rank_newest(hits, _open, "do you remember who my manager is?") == "olu"
+    assert whose("my partner now Noor") == "user"  # who fills the place, said tersely
+    assert whose("my sister Maria moved to Rome") == "user.sister"
+
+
+def test_a_count_no_words_own_is_the_users() -> None:
+    hits = _hits(
+        ("four", "our fourth little one arrived, so four children now", (2025, 1, 1), 0.3, 0.43),
+        ("five", "fifth child born today", (2025, 6, 1), 0.25, 0.36),
+    )
+    assert rank_newest(hits, _open, "How many kids do I have?") == "five"

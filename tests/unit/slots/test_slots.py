@@ -154,7 +154,7 @@ def test_dropped_values_and_from_to_values() -> None:
         # slang and a favourite said after the value
         ("my fave painter rn is Rothko tbh", "favourite:painter", "rothko"),
         ("fave ice cream flavour = hazelnut", "favourite:ice cream flavour", "hazelnut"),
-        ("I've come round to mint tea, it's my favourite drink now.", "favourite:drink", "mint tea"),
+        ("Come round to mint tea, it's my favourite drink now.", "favourite:drink", "mint tea"),
         ("Finished my fourth marathon today!", "count:marathon", "4"),
     ],
 )
