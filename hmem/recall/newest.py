@@ -125,6 +125,10 @@ def _answers(hit: Hit, lead: Hit, topic: frozenset[str] = frozenset()) -> bool:
     # wedding date)
     cue = change_cue(hit.fact.text)
     share = hit.raw.get("dense", 0.0) / max(lead.raw.get("dense", 0.0), 1e-9)
+    if hit.parts.get("inherited", 0.0) > 0.0:
+        # it stands for the fact it replaced ("typo: ochre not orchid" for "orchid"):
+        # it answers as that one did
+        share = max(share, hit.score / max(lead.score, 1e-9))
     if share >= NEWEST_CUE_SHARE and (
         cue not in (None, "new") or start_cue(hit.fact.text) is not None
     ):

@@ -33,6 +33,7 @@ from typing import Any
 from hmem.slots.names import starts_with_a_name
 from hmem.slots.notes import as_sentence
 from hmem.slots.parses import parsed_reading, prime
+from hmem.slots.tokens import GROUP
 from hmem.slots.values import SLIP, then_states, to_value
 from hmem.slots.values import norm as _norm
 from hmem.slots.values import replaced as _replaced
@@ -72,7 +73,8 @@ _PLACEHOLDERS = {
     + r")",
     "{cn}": r"(?P<n>[a-z]+(?:[ -](?!(?:a|an|per|each|every|the|of|in|at|on|for|today|tonight|"
     r"yesterday|now|this|last|again)\b)[a-z]+)?)",
-    "{n}": r"(?P<n>[a-z]+(?: (?!(?:rn|now|atm|currently|lately|these|at|is)\b)[a-z]+)?)",
+    "{n}": r"(?P<n>[a-z]+(?: (?!(?:rn|now|atm|currently|lately|these|at|is|forever|ever|for|in|"
+    r"to)\b)[a-z]+)?)",
     "{who}": rf"(?P<who>\b(?:my|our|his|her|their|(?-i:{_CAP}'s))(?:\s+(?P<rel>[a-z]+)'s)?)",
     "{diet}": r"(?P<v>" + "|".join(map(re.escape, _DATA["diets"])) + r")",
     "{pet}": r"(?P<n>" + "|".join(map(re.escape, _DATA["pets"])) + r")",
@@ -156,10 +158,7 @@ _NOT_NAMES = frozenset(
 
 
 #: Subjects that are no one person ("People call me Bo", "Everyone calls me Bo").
-_GROUPS = frozenset(
-    "people friends everyone everybody folks colleagues coworkers family they most all nobody "  # noqa: SIM905
-    "mates team teammates".split()
-)
+_GROUPS = GROUP
 
 
 @dataclass(frozen=True)

@@ -352,3 +352,15 @@ def test_a_count_no_words_own_is_the_users() -> None:
         ("five", "fifth child born today", (2025, 6, 1), 0.25, 0.36),
     )
     assert rank_newest(hits, _open, "How many kids do I have?") == "five"
+
+
+def test_a_correction_answers_as_the_slip_it_put_right_did() -> None:
+    """ "typo: ochre not orchid" shares no word with the question: it inherited the
+    slip's relevance, and it answers as the slip did, its change cue saying it is newer
+    than the colour before the slip."""
+    hits = _hits(
+        ("cyan", "If you ever need to know, my favourite colour is cyan.", (2025, 1, 1), 0.62, 0.6),
+        ("ochre", "typo: ochre not orchid", (2025, 3, 1), 0.56, 0.1),
+    )
+    hits["ochre"] = hits["ochre"].model_copy(update={"parts": {"dense": 0.0, "inherited": 0.55}})
+    assert rank_newest(hits, _open, "Which colour do I like best these days?") == "ochre"

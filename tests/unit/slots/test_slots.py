@@ -156,6 +156,8 @@ def test_dropped_values_and_from_to_values() -> None:
         ("fave ice cream flavour = hazelnut", "favourite:ice cream flavour", "hazelnut"),
         ("Come round to mint tea, it's my favourite drink now.", "favourite:drink", "mint tea"),
         ("Finished my fourth marathon today!", "count:marathon", "4"),
+        ("Nothing beats Up for me, it's my favourite film.", "favourite:movie", "up"),
+        ("if I had to pick one meal forever it'd be ramen, no contest", "favourite:food", "ramen"),
     ],
 )
 def test_more_phrasings_name_their_slot(text: str, slot: str, value: str) -> None:
