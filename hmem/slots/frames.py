@@ -75,7 +75,8 @@ _PLACEHOLDERS = {
     r"yesterday|now|this|last|again)\b)[a-z]+)?)",
     "{n}": r"(?P<n>[a-z]+(?: (?!(?:rn|now|atm|currently|lately|these|at|is|forever|ever|for|in|"
     r"to)\b)[a-z]+)?)",
-    "{who}": rf"(?P<who>\b(?:my|our|his|her|their|(?-i:{_CAP}'s))(?:\s+(?P<rel>[a-z]+)'s)?)",
+    "{who}": rf"(?P<who>\b(?:my|our|his|her|their|the user's|(?-i:{_CAP}'s))"
+    r"(?:\s+(?P<rel>[a-z]+)'s)?)",
     "{diet}": r"(?P<v>" + "|".join(map(re.escape, _DATA["diets"])) + r")",
     "{pet}": r"(?P<n>" + "|".join(map(re.escape, _DATA["pets"])) + r")",
 }
@@ -109,8 +110,7 @@ _CHANGE = re.compile(
 )
 _END = re.compile(r"\b(?:" + "|".join(_DATA["end_cues"]) + r")\b", re.IGNORECASE)
 _START = re.compile(r"\b(?:" + "|".join(_DATA["start_cues"]) + r")\b", re.IGNORECASE)
-# "too" adds at the end of its clause ("I play padel too"), not before what it measures
-# ("Deliveroo just had too many layoffs", "way too crowded")
+# "too" adds at its clause's end ("I play padel too"), not before a measure ("too many")
 _ADDITION = re.compile(
     r"\b(?:(?<!do )(?<!so )(?<!should )(?<!you )too"
     r"(?=\s*(?:$|[.,;:!?)]|(?:now|and|but|these days)\b))|also|as well|another|in addition|"
@@ -235,7 +235,7 @@ def _owner(who: str | None, rel: str | None, fallback: str | None) -> str | None
     if not who:
         return fallback
     first = who.split()[0].lower()
-    if first in ("my", "our"):
+    if first in ("my", "our", "the"):  # "the user's"
         base = "user"
     elif first in ("his", "her", "their"):
         if fallback is None or fallback == "user":
@@ -274,8 +274,9 @@ def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, st
     """A statement no known frame names: "my/Mia's <noun> is <value>" (the noun is the
     slot) or "<subject> <verb> [<prep>] <value>" (the verb and preposition)."""
     m = re.search(
-        rf"\b(?P<who>[Mm]y|[Oo]ur|{_CAP}'s)\s+(?:(?:new|current|latest|usual)\s+)?"
-        r"(?P<n>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|has changed to|changed to|has become)\s+"
+        rf"\b(?P<who>[Mm]y|[Oo]ur|[Tt]he user's|{_CAP}'s)\s+(?:(?:new|current|latest|usual)\s+)?"
+        r"(?P<n>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|has changed to|changed to|has become|"
+        r"(?:has )?changed(?= from ))\s+"
         r"(?:now\s+)?(?P<v>[^,;.!?]+)",
         text,
     )

@@ -215,6 +215,8 @@ def _prep(p: Token) -> Iterator[Parsed]:
     if value is None or value.lower_ in NO_VALUE:
         return
     head, prep = p.head, p.lower_
+    if prep == "from" and any(c.dep_ == "prep" and c.lower_ == "to" for c in head.children):
+        return  # "changed from Lebara to O2": the value is where it went
     if prep == "as":
         yield from _as_slot(p, value)
     if head.pos_ in ("VERB", "AUX"):

@@ -157,6 +157,9 @@ def test_dropped_values_and_from_to_values() -> None:
         ("Come round to mint tea, it's my favourite drink now.", "favourite:drink", "mint tea"),
         ("Finished my fourth marathon today!", "count:marathon", "4"),
         ("Nothing beats Up for me, it's my favourite film.", "favourite:movie", "up"),
+        # "from X to Y": the value is where it went
+        ("My favourite colour changed from red to blue.", "favourite:colour", "blue"),
+        ("the user's therapist changed from Ruth to Hannah", "therapist", "hannah"),
         ("if I had to pick one meal forever it'd be ramen, no contest", "favourite:food", "ramen"),
     ],
 )
