@@ -142,7 +142,7 @@ _PRONOUN_VALUES = frozenset(
 _RELATIVE = re.compile(r"\b(?:that|which)\s+$", re.IGNORECASE)
 _ADDRESSEE = re.compile(r"\b(?:your\s+(?:\w+\s+)?|you\s+|you're\s+|you've\s+)$", re.IGNORECASE)
 _SUBJECT = re.compile(
-    rf"^(?:(?P<i>I|I'm|I've|I'd|We|We're|We've|we|i)\b|(?P<my>[Mm]y|[Oo]ur)\s+"
+    rf"^(?:(?P<i>I|I'm|I've|I'd|We|We're|We've|we|i)\b|(?P<my>[Mm]y|[Oo]ur|[Tt]he user's)\s+"
     rf"(?P<rel>[a-z]+)\b|(?P<owner>{_CAP})'s\s+(?P<orel>[a-z]+)\b|(?P<name>{_CAP}))"
 )
 _NOT_NAMES = frozenset(
@@ -403,7 +403,7 @@ def read_slot(text: str, parse: bool = True) -> Reading:
     known = found is not None
     parsed, by_parse = parsed_reading(text) if found is None and parse else None, False
     if parsed is not None and parsed.known and _norm(parsed.value):
-        found, known = (parsed.subject, parsed.slot, _norm(parsed.value)), True
+        found, known = (parsed.subject or first_subject, parsed.slot, _norm(parsed.value)), True
         replaced |= {r for r in map(_norm, parsed.replaced) if r}
     if found is None:
         by_noun = False
