@@ -332,10 +332,11 @@ def _read(originals: list[str]) -> list[Claim]:
 
 def _added(text: str, slot: str | None) -> bool:
     """ "too", "also", "another": alongside, not instead; "second" is a count's ordinal
-    ("our second baby was born": the count is two), no addition."""
+    ("our second baby was born": the count is two), nor "another" before a total
+    ("another cat, so that's three now"), no addition."""
     found = [m.group(0).lower() for m in _ADD.finditer(text)]
     if slot is not None and slot.startswith("count:"):
-        found = [w for w in found if w != "second"]
+        found = [w for w in found if w not in ("second", "another")]
     return bool(found)
 
 

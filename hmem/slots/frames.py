@@ -71,8 +71,8 @@ _PLACEHOLDERS = {
     "{ord}": r"(?P<v>\d{1,3}(?:st|nd|rd|th)|"
     + "|".join(sorted(_ORDINALS, key=len, reverse=True))
     + r")",
-    "{cn}": r"(?P<n>[a-z]+(?:[ -](?!(?:a|an|per|each|every|the|of|in|at|on|for|today|tonight|"
-    r"yesterday|now|this|last|again)\b)[a-z]+)?)",
+    "{cn}": r"(?P<n>(?!(?:now|today|again|too|total|altogether)\b)[a-z]+(?:[ -](?!(?:a|an|per|"
+    r"each|every|the|of|in|at|on|for|today|tonight|yesterday|now|this|last|again)\b)[a-z]+)?)",
     "{n}": r"(?P<n>[a-z]+(?: (?!(?:rn|now|atm|currently|lately|these|at|is|forever|ever|for|in|"
     r"to)\b)[a-z]+)?)",
     "{who}": rf"(?P<who>\b(?:my|our|his|her|their|the user's|(?-i:{_CAP}'s))"
@@ -151,7 +151,7 @@ _NOT_NAMES = frozenset(
     # interjections and sentence adverbs a chat turn starts with: no one's name
     "yes yeah yep yup nope no thanks thank wow oh hey hi hello okay ok well just really "
     "also still great nice cool awesome sure glad love haha lol honestly highly totally "
-    "definitely absolutely exactly anyway congrats congratulations "
+    "definitely absolutely exactly anyway congrats congratulations today tonight "
     # words that open a subordinate clause ("After losing my job, I ...")
     "after before since when while because if although though once until unless".split()
 )
@@ -264,7 +264,7 @@ def _subject(text: str) -> str | None:
             return None  # "It's important": no one's
         return f"{owner}.{rel}" if rel in PEOPLE else owner
     name = m.group("name").lower()
-    if name.split("'")[0] in _NOT_NAMES:
+    if name.split("'")[0] in _NOT_NAMES or name in _NUMBERS:
         return None  # "It's", "How've"
     # "Cut down to two coffees a day": a verb, no name
     return name if "'" in name or starts_with_a_name(text) else None
@@ -352,7 +352,7 @@ def _framed(
                 whose = "user"
             else:
                 whose = local
-            if whose is None and (slot == "name" or re.search(r"\b(?:me|I|my)\b", sentence)):
+            if whose is None and (slot in ("name", "tenure") or _FIRST_PERSON.search(sentence)):
                 whose = "user"  # "Name's Jonah, by the way": the speaker's own
             if slot == "favourite":
                 slot = f"favourite:{_singular(groups['n'])}"

@@ -157,6 +157,12 @@ def test_dropped_values_and_from_to_values() -> None:
         ("Come round to mint tea, it's my favourite drink now.", "favourite:drink", "mint tea"),
         ("Finished my fourth marathon today!", "count:marathon", "4"),
         ("Nothing beats Up for me, it's my favourite film.", "favourite:movie", "up"),
+        ("We adopted another cat, so that's three now.", "count:cat", "3"),  # a total
+        ("Our third grandchild arrived on Sunday!", "count:grandchild", "3"),
+        ("our third little one arrived, so three children now", "count:child", "3"),
+        ("Crossed the line in my fifth marathon, legs are dead.", "count:marathon", "5"),
+        ("Four years at Acme today, time flies.", "tenure", "four"),
+        ("I've been at Acme for three years now.", "tenure", "three"),
         # "from X to Y": the value is where it went
         ("My favourite colour changed from red to blue.", "favourite:colour", "blue"),
         ("the user's therapist changed from Ruth to Hannah", "therapist", "hannah"),
