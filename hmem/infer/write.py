@@ -26,6 +26,7 @@ from hmem.infer.quantities import Quantity, change_sentences, changed_value, rea
 from hmem.models import SupersedeReason, SupersedeTarget
 from hmem.recall.query import lucene_query
 from hmem.slots.dates import Interval, read_interval
+from hmem.slots.tokens import SLOT_NOUNS
 from hmem.slots.values import SLIP
 from hmem.slots.whose import other_people
 
@@ -216,6 +217,9 @@ def _previous_slip(
     if any(speakers) and len({m.group("who") if m else None for m in speakers}) > 1:
         return None  # a chat turn puts right its own speaker's words, not the other's
     [old] = read_claims([row["text"]])
+    named = _words(text) & SLOT_NOUNS
+    if named and not named & (_words(row["text"]) | {(old.slot or "").split(":")[0]}):
+        return None  # "I gave you the wrong email earlier": not the lunch said between
     if new.replaced and old.value not in new.replaced:
         return None  # "Actually I'm 34, not 43": the 43, said before, not the car between
     if new.slot is not None and new.slot != old.slot:
@@ -229,6 +233,10 @@ def _previous_slip(
         cue=f"the statement before put right: {cue.group(0).lower()}",
         score=float(row["score"]),
     )
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
 
 
 def _number_decision(quantities: tuple[Quantity, ...], old_text: str) -> Decision | None:

@@ -20,7 +20,7 @@ is marked as an earlier value: that is the slot reading's call (``hmem.recall.ri
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from hmem.models import Fact
 from hmem.recall.models import Hit
@@ -28,7 +28,8 @@ from hmem.recall.query import STOPWORDS
 from hmem.recall.scoring import rank_order
 from hmem.slots import Reading, change_cue, read_slot, same_slot, start_cue
 from hmem.slots.counts import counted
-from hmem.slots.frames import PEOPLE, then_begins
+from hmem.slots.cues import then_begins
+from hmem.slots.frames import PEOPLE
 from hmem.slots.values import STATEMENT_WORDS
 from hmem.slots.whose import asked_about, relation_words, whose
 
@@ -185,6 +186,15 @@ def _fills(text: str, asked: str | None) -> bool:
     return slot is not None and slot in relation_words(asked.partition(".")[2])
 
 
+def _a_value_of_the_users(owner: str | None, hits: Iterable[Hit]) -> bool:
+    """A name that is the value of a statement of the user's among the hits or what they
+    replaced (a pet, a partner: "Our dog is called Rex")."""
+    if owner is None or "." in owner or owner == "user":
+        return False
+    texts = {t for h in hits for t in (h.fact.text, *(s.fact.text for s in h.predecessors))}
+    return any(whose(t) == "user" and read_slot(t, False).value == owner for t in texts)
+
+
 def same_person(a: str | None, b: str | None) -> bool:
     """Two owners are one: equal, or one relative named two ways ("user.mum",
     "user.mother")."""
@@ -253,6 +263,8 @@ def rank_newest(
         # user's memory, asked about the user (or about who fills a place of the
         # user's: "reports to Marco" for "Who is my manager?"): the user's own
         owner = "user"
+    if asked == "user" and _a_value_of_the_users(owner, hits.values()):
+        owner = "user"  # "Rex passed away" after "Our dog is called Rex": the user's dog
     mine = owner == "user" or (owner is not None and same_person(owner, asked))
     if not mine or lead.raw.get("dense", 0.0) <= 0.0 or lead.newer_value is not None:
         # the user's own statements (or a relative's the question asks about): a named

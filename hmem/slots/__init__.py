@@ -7,7 +7,8 @@ See ``hmem.slots.frames`` for the reading and ``hmem/slots/data/slots.json`` for
 data it fills slots with."""
 
 from hmem.slots.compare import masked_frame, rivals, same_slot, states_newer_value
-from hmem.slots.frames import Reading, change_cue, read_slot, read_slots, start_cue
+from hmem.slots.cues import change_cue, start_cue
+from hmem.slots.frames import Reading, read_slot, read_slots
 from hmem.slots.parse import parser_pipeline
 
 __all__ = [

@@ -34,11 +34,11 @@ from hmem.slots.names import starts_with_a_name
 from hmem.slots.notes import as_sentence
 from hmem.slots.parses import parsed_reading, prime
 from hmem.slots.tokens import GROUP
-from hmem.slots.values import SLIP, then_states, to_value
+from hmem.slots.values import SLIP, to_value
 from hmem.slots.values import norm as _norm
 from hmem.slots.values import replaced as _replaced
 
-__all__ = ["Reading", "change_cue", "read_slot", "read_slots", "start_cue", "then_begins"]
+__all__ = ["CHANGE", "END", "START", "Reading", "read_slot", "read_slots"]
 
 _DATA: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "slots.json").read_text(encoding="utf-8")
@@ -105,11 +105,11 @@ def _frames() -> list[tuple[str, re.Pattern[str], bool, bool]]:
 
 FRAMES = _frames()
 
-_CHANGE = re.compile(
+CHANGE = re.compile(
     r"\b(?:" + "|".join(re.escape(c) for c in _DATA["change_cues"]) + r")\b", re.IGNORECASE
 )
-_END = re.compile(r"\b(?:" + "|".join(_DATA["end_cues"]) + r")\b", re.IGNORECASE)
-_START = re.compile(r"\b(?:" + "|".join(_DATA["start_cues"]) + r")\b", re.IGNORECASE)
+END = re.compile(r"\b(?:" + "|".join(_DATA["end_cues"]) + r")\b", re.IGNORECASE)
+START = re.compile(r"\b(?:" + "|".join(_DATA["start_cues"]) + r")\b", re.IGNORECASE)
 # "too" adds at its clause's end ("I play padel too"), not before a measure ("too many")
 _ADDITION = re.compile(
     r"\b(?:(?<!do )(?<!so )(?<!should )(?<!you )too"
@@ -316,8 +316,12 @@ def _sentence_at(text: str, at: int) -> str:
     return text[start:]
 
 
+#: "I" or "we" just before a frame ("we finally moved to", "I've just joined"): its subject.
+_I_BEFORE = re.compile(r"\b(?:I|we)(?:'m|'ve|'re|'d|'ll)?\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+
+
 def _clauses(text: str) -> list[str]:
-    parts = [p.strip() for p in re.split(r"[;:]\s+|\.\s+(?=[A-Z])|,\s+so\s+", text)]
+    parts = [p.strip() for p in re.split(r"[;:]\s+|[.!?]\s+(?=[A-Z])|,\s+(?:so|but)\s+", text)]
     return [_VOCATIVE.sub("", _LEAD.sub("", p)).strip() for p in parts if p.strip()]
 
 
@@ -345,6 +349,8 @@ def _framed(
             # chat. I lost my job at ...": the speaker's), else the text's
             sentence = _sentence_at(clause, m.start())
             local = _subject(_LEAD.sub("", sentence)) or subject
+            if _I_BEFORE.search(clause, 0, m.start()):
+                local = "user"  # "Work's been mad, but ... we finally moved to Leeds"
             if groups.get("who"):
                 whose = _owner(groups["who"], groups.get("rel"), local)
             elif first and (value_first or local is None or local in _GROUPS):
@@ -352,7 +358,7 @@ def _framed(
                 whose = "user"
             else:
                 whose = local
-            if whose is None and (slot in ("name", "tenure") or _FIRST_PERSON.search(sentence)):
+            if whose is None and (slot in _DATA["speakers_own"] or _FIRST_PERSON.search(sentence)):
                 whose = "user"  # "Name's Jonah, by the way": the speaker's own
             if slot == "favourite":
                 slot = f"favourite:{_singular(groups['n'])}"
@@ -396,8 +402,8 @@ def read_slot(text: str, parse: bool = True) -> Reading:
     note ("car: VW Golf") reads as its sentence ("my car is VW Golf")."""
     text = " ".join(text.split())
     text = as_sentence(text) or text
-    cue_m = _CHANGE.search(text)
-    end_m = _END.search(text)
+    cue_m = CHANGE.search(text)
+    end_m = END.search(text)
     replaced = _replaced(text)
     first_subject, found = _known_frame(text)
     known = found is not None
@@ -465,36 +471,4 @@ def _ends_value(text: str, end: re.Match[str], value: str) -> bool:
 
 
 def _cues(text: str) -> list[str]:
-    return [m.group(0).lower() for m in _CHANGE.finditer(text)]
-
-
-def change_cue(text: str) -> str | None:
-    m = _CHANGE.search(as_sentence(text) or text)  # "GP -> Dr Okafor": "... is now ..."
-    return m.group(0).lower() if m else None
-
-
-_FOR = re.compile(r"\b(?:gave up|ditched|dropped|swapped|traded|sold)\s+(?:\S+\s+){1,4}?for\s+\S")
-
-
-def then_begins(text: str) -> bool:
-    """An ending that goes on to say what began or holds now ("I left Siemens and joined
-    Spotify", "stopped going to Blade & Co and switched to Kutz", "gave up spin for
-    CrossFit", "Dune is no longer my top book; it's Piranesi"): a new value, not only
-    an ending."""
-    end = _END.search(text)
-    if end is None:
-        return False
-    if then_states(text) or _FOR.search(text, end.start()):
-        return True
-    rest = text[end.end() :]
-    begun = [m for m in _START.finditer(rest) if not _END.fullmatch(m.group(0))]
-    return bool(begun) or _CHANGE.search(rest) is not None
-
-
-def start_cue(text: str) -> str | None:
-    """Words that say a value began or another ended, which for a slot of one value
-    means a change ("I bought a Subaru Outback", "I've joined a local bakery", "Said
-    goodbye to the old machine, hello Razer Blade"); too common to close anything on the
-    write side, so only the read side weighs them (``hmem.recall.newest``)."""
-    m = _START.search(text)
-    return m.group(0).lower() if m else None
+    return [m.group(0).lower() for m in CHANGE.finditer(text)]

@@ -27,6 +27,7 @@ __all__ = [
     "NOT_PART",
     "NO_VALUE",
     "PEOPLE",
+    "SLOT_NOUNS",
     "SUBJECTS",
     "THIRD",
     "child_of",
@@ -57,6 +58,11 @@ NOT_PART = frozenset(
 )
 SUBJECTS = ("nsubj", "nsubjpass")
 GROUP = frozenset(_LEX["group_subjects"])
+#: Words that name a slot ("email", "birthday", "nickname", "hobby"): a correction that
+#: says one puts right a statement of it ("I gave you the wrong email earlier").
+SLOT_NOUNS = frozenset(_DATA["single"]) | frozenset(_DATA["multi"])
+SLOT_NOUNS |= {w for ws in _DATA["nouns"].values() for w in ws}
+SLOT_NOUNS |= {"postcode", "surname", "number", "colour", "color", "date"}
 
 
 def lemma_of(t: Token) -> str:

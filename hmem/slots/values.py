@@ -153,7 +153,8 @@ def to_value(value: str) -> str:
 
 
 _SLIP = (
-    r"i meant(?! to\b)|i misspoke|my (?:mistake|bad)|mistyped|typo|typed (?:that|it) wrong|"
+    r"i meant(?! to\b)|i misspoke|my (?:mistake|bad)|mistyped|typo|"
+    r"(?:typed|spel(?:led|t)) (?:that|it|my \w+) wrong|"
     r"got (?:that|it) wrong|had (?:that|it) (?:slightly )?(?:off|wrong)|"
     r"correct(?:ion| that| myself)|scratch that|ignore (?:that|my last)|not what i meant|"
     r"(?:i )?(?:said|gave you|told you) the wrong|was a slip|slip of the (?:tongue|keyboard)|"

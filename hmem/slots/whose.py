@@ -30,7 +30,10 @@ _BETWEEN = 2
 _WHO_FILLS = re.compile(
     r"^\s+(?:(?:is|was|has changed to|changed to|is now|now is)\s+(?:now\s+)?|now\s+)[A-Z]"
 )
-_POSSESSIVE = re.compile(r"\b([A-Z][a-z]+)'s\s+([a-z]+)")
+# not "Work's been mad" ("'s" there is "has" or "is")
+_POSSESSIVE = re.compile(
+    r"\b([A-Z][a-z]+)'s\s+(?!(?:been|got|gone|not|a|an|the|so|just|really|very|over)\b)([a-z]+)"
+)
 _COUNTING = frozenset(
     "first second third fourth fifth sixth seventh eighth ninth tenth new "  # noqa: SIM905
     "1st 2nd 3rd 4th 5th 6th 7th 8th 9th 10th".split()

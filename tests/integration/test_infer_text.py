@@ -189,6 +189,16 @@ def test_a_slip_word_that_names_another_value_or_person_closes_nothing_between(
         "Melanie: sorry, I meant Tuesday", user_id=user_id, observed_at=at(2025, 4, 7)
     )
     assert reply.superseded == []  # a chat turn puts right its own speaker's words
+    email = write(memory, user_id, "My email is jo@mail.com.", at(2025, 4, 8))
+    lunch = write(memory, user_id, "I had pasta for lunch.", at(2025, 4, 9))
+    fixed = memory.remember(
+        "I gave you the wrong email earlier, it's jo@gmail.com.",
+        user_id=user_id,
+        observed_at=at(2025, 4, 10),
+    )
+    assert lunch not in fixed.superseded  # it names the email: not the lunch between
+    assert memory.get(lunch, user_id=user_id).known_to is None
+    assert email in fixed.superseded  # the alike value put right (corrected)
     assert memory.get(turn, user_id=user_id).known_to is None
     for kept in (car, sister):
         assert memory.get(kept, user_id=user_id).known_to is None

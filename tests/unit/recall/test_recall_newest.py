@@ -4,6 +4,7 @@ lifted to the first place; third parties, additions and endings are never lifted
 
 from __future__ import annotations
 
+from hmem.models import HistoryStep, SupersedeReason, SupersessionLink
 from hmem.recall.models import Hit
 from hmem.recall.newest import (
     NEWEST_BAND,
@@ -18,7 +19,7 @@ from hmem.recall.newest import (
 )
 from hmem.slots import read_slot, same_slot
 from hmem.slots.counts import counted
-from hmem.slots.frames import then_begins
+from hmem.slots.cues import then_begins
 from hmem.slots.whose import asked_about, whose
 from tests.unit.recall.test_recall_scoring_and_context import day, fact
 
@@ -141,6 +142,7 @@ def test_whose_reads_the_owner_from_the_words() -> None:
     assert whose("My friends switched from Ziggy to Bruno for my nickname.") == "user"
     assert whose("My sister told me she moved to Lyon.") == "user.sister"
     assert whose("Name's Jonah, by the way.") is None  # "Name" is no one's name
+    assert whose("Busy week! Work's been mad, but we finally moved to Leeds.") == "user"
 
 
 def test_a_long_chat_message_is_no_statement_to_lift() -> None:
@@ -364,3 +366,20 @@ def test_a_correction_answers_as_the_slip_it_put_right_did() -> None:
     )
     hits["ochre"] = hits["ochre"].model_copy(update={"parts": {"dense": 0.0, "inherited": 0.55}})
     assert rank_newest(hits, _open, "Which colour do I like best these days?") == "ochre"
+
+
+def test_an_ending_of_a_value_of_the_users_is_the_users() -> None:
+    """ "Rex passed away" names Rex, whom the user's words made their dog: the user's
+    statement, so the new puppy after it comes first."""
+    hits = _hits(
+        ("died", "Rex passed away last week.", (2025, 3, 1), 0.6, 0.5),
+        ("luna", "We got a new puppy called Luna.", (2025, 5, 1), 0.5, 0.45),
+    )
+    rex = fact("rex", "Our dog is called Rex.", valid_from=day(2025, 1, 1))
+    link = SupersessionLink(
+        new_id="died", old_id="rex", reason=SupersedeReason.ENDED, at=day(2025, 3, 1)
+    )
+    hits["died"] = hits["died"].model_copy(
+        update={"predecessors": [HistoryStep(fact=rex, link=link)]}
+    )
+    assert rank_newest(hits, _open, "What's my dog called?") == "luna"

@@ -163,6 +163,14 @@ def test_dropped_values_and_from_to_values() -> None:
         ("Crossed the line in my fifth marathon, legs are dead.", "count:marathon", "5"),
         ("Four years at Acme today, time flies.", "tenure", "four"),
         ("I've been at Acme for three years now.", "tenure", "three"),
+        ("I have long curly hair.", "hair", "long curly"),
+        ("Got a pixie cut last week, loving it.", "hair", "pixie"),
+        # one clause among other news, its subject just before it
+        (
+            "Busy week! Work's been mad, but the big news is we finally moved to Leeds.",
+            "residence",
+            "leeds",
+        ),
         # "from X to Y": the value is where it went
         ("My favourite colour changed from red to blue.", "favourite:colour", "blue"),
         ("the user's therapist changed from Ruth to Hannah", "therapist", "hannah"),
@@ -203,6 +211,7 @@ def test_a_correction_names_the_value_with_its_slip_put_right() -> None:
         ("sorry, Leek! not Leeds, my fingers slipped", True),
         ("Oops, autocorrect. Weezer, not Wilco.", True),
         ("typo: Ana not Ava", True),
+        ("Sorry, I spelled it wrong, it's Catherine.", True),
         ("I meant to call my mum", False),
         ("I slipped on the ice this morning", False),
         ("I can't wait for the weekend", False),
