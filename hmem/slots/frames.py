@@ -33,7 +33,7 @@ from typing import Any
 from hmem.slots.names import starts_with_a_name
 from hmem.slots.notes import as_sentence
 from hmem.slots.parses import parsed_reading, prime
-from hmem.slots.tokens import GROUP
+from hmem.slots.tokens import GROUP, KIN_NAMES
 from hmem.slots.values import SLIP, to_value
 from hmem.slots.values import norm as _norm
 from hmem.slots.values import replaced as _replaced
@@ -264,6 +264,8 @@ def _subject(text: str) -> str | None:
             return None  # "It's important": no one's
         return f"{owner}.{rel}" if rel in PEOPLE else owner
     name = m.group("name").lower()
+    if name.split("'")[0] in KIN_NAMES:
+        return f"user.{name.split(chr(39))[0]}"  # "Mum has moved", "Dad's car"
     if name.split("'")[0] in _NOT_NAMES or name in _NUMBERS:
         return None  # "It's", "How've"
     # "Cut down to two coffees a day": a verb, no name
@@ -277,7 +279,7 @@ def _generic(text: str, subject: str | None) -> tuple[str | None, str | None, st
         rf"\b(?P<who>[Mm]y|[Oo]ur|[Tt]he user's|{_CAP}'s)\s+(?:(?:new|current|latest|usual)\s+)?"
         r"(?P<n>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|has changed to|changed to|has become|"
         r"(?:has )?changed(?= from ))\s+"
-        r"(?:now\s+)?(?P<v>[^,;.!?]+)",
+        r"(?:now\s+)?(?P<v>(?:[^,;.!?]|\.(?=\w))+)",  # a dot inside: "kim@newco.com"
         text,
     )
     if (
@@ -358,8 +360,13 @@ def _framed(
                 whose = "user"
             else:
                 whose = local
-            if whose is None and (slot in _DATA["speakers_own"] or _FIRST_PERSON.search(sentence)):
-                whose = "user"  # "Name's Jonah, by the way": the speaker's own
+            if whose is None and (
+                slot in _DATA["speakers_own"]
+                or _FIRST_PERSON.search(sentence)
+                or (local is None and not starts_with_a_name(_LEAD.sub("", sentence)))
+            ):
+                # "Name's Jonah, by the way", "Moved to Bergen": the speaker's own
+                whose = "user"
             if slot == "favourite":
                 slot = f"favourite:{_singular(groups['n'])}"
             elif slot == "count":

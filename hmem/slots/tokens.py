@@ -23,6 +23,7 @@ _LEX: dict[str, Any] = json.loads(
 __all__ = [
     "FIRST",
     "GROUP",
+    "KIN_NAMES",
     "MINE",
     "NOT_PART",
     "NO_VALUE",
@@ -58,6 +59,8 @@ NOT_PART = frozenset(
 )
 SUBJECTS = ("nsubj", "nsubjpass")
 GROUP = frozenset(_LEX["group_subjects"])
+#: Kin called by the word as a name ("Mum", "Dad", "Grandma"): the user's.
+KIN_NAMES = frozenset("mum mom dad mother father grandma grandpa granny gran nan nana".split())  # noqa: SIM905
 #: Words that name a slot ("email", "birthday", "nickname", "hobby"): a correction that
 #: says one puts right a statement of it ("I gave you the wrong email earlier").
 SLOT_NOUNS = frozenset(_DATA["single"]) | frozenset(_DATA["multi"])

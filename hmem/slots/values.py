@@ -158,7 +158,7 @@ _SLIP = (
     r"got (?:that|it) wrong|had (?:that|it) (?:slightly )?(?:off|wrong)|"
     r"correct(?:ion| that| myself)|scratch that|ignore (?:that|my last)|not what i meant|"
     r"(?:i )?(?:said|gave you|told you) the wrong|was a slip|slip of the (?:tongue|keyboard)|"
-    r"fingers? slipped|autocorrect(?:ed)?|wait,? no|no,? wait"
+    r"fingers? slipped|autocorrect(?:ed)?|wait,? no|no,? wait|oops(?=.{0,60}?\bnot\b)"
 )
 #: Words that can only say the statement just before was a slip ("sorry, I meant teal",
 #: "typo: teal", "scratch that, it's teal", "my bad, Teal"): a correction that names no

@@ -16,6 +16,7 @@ import re
 from hmem.slots.frames import PEOPLE
 from hmem.slots.names import WORD, starts_with_a_name
 from hmem.slots.notes import as_sentence
+from hmem.slots.tokens import KIN_NAMES
 
 __all__ = ["asked_about", "other_people", "relation_words", "whose"]
 
@@ -77,6 +78,9 @@ def whose(text: str) -> str | None:
     sentence = as_sentence(text)  # a note ("car: VW Golf") is its sentence's
     if sentence is not None:
         return whose(sentence)
+    kin = _NAMED.match(text.strip())
+    if kin is not None and kin.group("name").lower() in KIN_NAMES:
+        return f"user.{kin.group('name').lower()}"  # "Mum has moved to Limerick", "Dad's car"
     found = list(_WORD.finditer(text))
     lowered = [m.group().lower() for m in found]
     for i, word in enumerate(lowered):

@@ -143,6 +143,8 @@ def test_whose_reads_the_owner_from_the_words() -> None:
     assert whose("My sister told me she moved to Lyon.") == "user.sister"
     assert whose("Name's Jonah, by the way.") is None  # "Name" is no one's name
     assert whose("Busy week! Work's been mad, but we finally moved to Leeds.") == "user"
+    assert whose("Mum has moved to Limerick to be near my aunt.") == "user.mum"  # kin as names
+    assert whose("Dad's new phone is a Pixel.") == "user.dad"
 
 
 def test_a_long_chat_message_is_no_statement_to_lift() -> None:

@@ -163,6 +163,8 @@ def test_dropped_values_and_from_to_values() -> None:
         ("Crossed the line in my fifth marathon, legs are dead.", "count:marathon", "5"),
         ("Four years at Acme today, time flies.", "tenure", "four"),
         ("I've been at Acme for three years now.", "tenure", "three"),
+        ("Moved to Bergen.", "residence", "bergen"),  # no subject, a verb first: mine
+        ("Changed jobs, so my email is kim@newco.com now.", "email", "kim@newco.com"),
         ("I have long curly hair.", "hair", "long curly"),
         ("Got a pixie cut last week, loving it.", "hair", "pixie"),
         # one clause among other news, its subject just before it
@@ -212,6 +214,8 @@ def test_a_correction_names_the_value_with_its_slip_put_right() -> None:
         ("Oops, autocorrect. Weezer, not Wilco.", True),
         ("typo: Ana not Ava", True),
         ("Sorry, I spelled it wrong, it's Catherine.", True),
+        ("Oops, kim@newco.io, not .com.", True),
+        ("Oops, dropped my keys", False),
         ("I meant to call my mum", False),
         ("I slipped on the ice this morning", False),
         ("I can't wait for the weekend", False),
