@@ -100,6 +100,8 @@ def _kind(reading: Reading) -> str | None:
         return "favourite:" + slot.split()[-1].split(":")[-1]
     if slot.startswith("pet:"):
         return "pet"
+    if slot == "tenure":  # "four years at Acme" is said of the employer
+        return "employer"
     # who fills a place of the user's is one thing however said: "my manager's name is
     # Gregor" (the name of user.manager), "my manager has changed to Folake" (manager)
     subject = reading.subject or ""

@@ -71,8 +71,9 @@ _PLACEHOLDERS = {
     "{ord}": r"(?P<v>\d{1,3}(?:st|nd|rd|th)|"
     + "|".join(sorted(_ORDINALS, key=len, reverse=True))
     + r")",
-    "{cn}": r"(?P<n>(?!(?:now|today|again|too|total|altogether)\b)[a-z]+(?:[ -](?!(?:a|an|per|"
-    r"each|every|the|of|in|at|on|for|today|tonight|yesterday|now|this|last|again)\b)[a-z]+)?)",
+    "{cn}": r"(?P<n>(?!(?:now|today|again|too|total|altogether|(?:year|month|week|day)s?)\b)"
+    r"[a-z]+(?:[ -](?!(?:a|an|per|each|every|the|of|in|at|on|for|today|tonight|yesterday|now|"
+    r"this|last|again)\b)[a-z]+)?)",
     "{n}": r"(?P<n>[a-z]+(?: (?!(?:rn|now|atm|currently|lately|these|at|is|forever|ever|for|in|"
     r"to)\b)[a-z]+)?)",
     "{who}": rf"(?P<who>\b(?:my|our|his|her|their|the user's|(?-i:{_CAP}'s))"

@@ -34,6 +34,8 @@ _TAIL = re.compile(
     r"december)(?: \d{1,2}(?:st|nd|rd|th)?)?(?:,? \d{4})?|in \d{4}|since \d{4}|"
     r"so please do too|please|instead of .*|rather than .*|"
     r"not .*|and I.*|for (?:good|now)|at the moment|these days|last time|"
+    r"for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|several|many) "
+    r"(?:years?|months?|weeks?|days?)|"
     # a clause that gives a reason or goes on is no part of the value ("Harry Potter
     # because it is immersive")
     r"(?:because|since|which|who|although|though|while|whereas|but|so that|as it|"

@@ -161,6 +161,10 @@ def test_dropped_values_and_from_to_values() -> None:
         ("Our third grandchild arrived on Sunday!", "count:grandchild", "3"),
         ("our third little one arrived, so three children now", "count:child", "3"),
         ("Crossed the line in my fifth marathon, legs are dead.", "count:marathon", "5"),
+        ("Just finished book 23 of the year.", "count:book", "23"),
+        ("I'm a proud grandparent of two, they keep me young", "count:grandchild", "2"),
+        ("That makes 7 years at Deloitte this month.", "tenure", "7"),  # no count of years
+        ("I've worked at Deloitte for 6 years.", "employer", "deloitte"),
         ("Four years at Acme today, time flies.", "tenure", "four"),
         ("I've been at Acme for three years now.", "tenure", "three"),
         ("Moved to Bergen.", "residence", "bergen"),  # no subject, a verb first: mine
