@@ -183,7 +183,7 @@ class Reading:
 
 _NOT_VERBS = frozenset(
     "is am are was were be been do did does and a an the some my our to not never "  # noqa: SIM905
-    "i you he she it we they me him her us them this that there".split()
+    "i you he she it we they me him her us them this that there said told meant mean".split()
 )
 #: The cues that make a slot no frame of the data names single on their own ("I play
 #: squash now instead"); "now", "new" alone do not ("I bought new running shoes",

@@ -170,6 +170,7 @@ SLIP = re.compile(rf"\b(?:{_SLIP})\b", re.IGNORECASE)
 #: 3"): ``hmem.infer.changes`` reads a correction by them.
 CORRECTION = re.compile(
     rf"\b(?:actually|mistake|that was wrong|not true|to correct|wrongly|in fact|rather than|"
+    rf"sorry,? (?:it's|it is)|"
     rf"misspel\w+|{_SLIP})\b|,\s*not\s+\w+",
     re.IGNORECASE,
 )

@@ -200,6 +200,7 @@ def test_a_correction_names_the_value_with_its_slip_put_right() -> None:
         "91 station road"
     )
     assert corrected("I mistyped earlier, it's March 13.", "march 3") == "march 13"
+    assert corrected("Sorry, it's Thompson with a p.", "thomson") == "thompson"
     assert corrected("Let me correct that: we married on 7 September.", "17 september") == (
         "7 september"
     )
