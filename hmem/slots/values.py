@@ -178,7 +178,7 @@ CORRECTION = re.compile(
 #: a letter or a digit ("Sara" -> "Sarah", "March 3" -> "March 13", "19 Station Road" ->
 #: "91 Station Road"), not another value ("Sara" -> "Sam").
 NEAR_RATIO = 0.8
-_TOKEN = re.compile(r"[\w'-]+")
+_TOKEN = re.compile(r"[\w'-]+(?:[@.][\w'-]+)*")  # "jo@gmail.com" is one
 
 
 def corrected(text: str, value: str) -> str | None:
