@@ -51,6 +51,8 @@ def test_a_statement_reads_as_subject_slot_value(
         # a pronoun is no value, an interjection or a clause opener no subject
         ("Highly recommend it!", None, None, None),
         ("After losing my keys, I walked home.", None, None, None),
+        # what was said is no slot of its own ("said Hull" is no slot "said")
+        ("Sorry, I said Hull but I meant Goole.", None, None, None),
         # a reason or an aside is no part of the value
         ("Dune is my favorite book because of the desert.", "user", "favourite:book", "dune"),
         ("My favourite food is pho - the broth!", "user", "favourite:food", "pho"),
