@@ -78,7 +78,7 @@ _NO_TOPIC = STOPWORDS | frozenset(
     "favourite favorite top best most like love prefer use usual current currently these "  # noqa: SIM905
     "days moment right go call called name new old one thing things whose".split()
 )
-_WORDS = re.compile(r"[a-z][a-z'-]+")
+_WORDS = re.compile(r"[a-z0-9][a-z0-9'-]+")  # "o2", "ee" are words
 
 
 def _words(text: str) -> frozenset[str]:
@@ -139,7 +139,12 @@ def _answers(hit: Hit, lead: Hit, topic: frozenset[str] = frozenset()) -> bool:
         # after "I'm driving a Ford Fiesta now"), and answers at least half as well
         return True
     same_count = bool(counted(hit.fact.text) & counted(lead.fact.text))
-    if same_count or _names_lead(hit, lead, reading, topic, cue):
+    # an ending that goes on to the next value of what the leader said ("gave up spin
+    # for CrossFit" after "I do spin to stay sane")
+    onward = then_begins(hit.fact.text) and bool(
+        (_words(lead.fact.text) - _NO_TOPIC - topic) & _words(hit.fact.text)
+    )
+    if same_count or onward or _names_lead(hit, lead, reading, topic, cue):
         # it names the leader's value and says it changed, or counts what the leader
         # counts ("our fifth grandchild arrived" after "three grandchildren")
         return True
@@ -281,7 +286,10 @@ def rank_newest(
         found = whose(text)
         if found is None:  # "fifth child born today": a count too
             return owner == "user" and (
-                change_cue(text) is not None or start_cue(text) is not None or bool(counted(text))
+                change_cue(text) is not None
+                or start_cue(text) is not None
+                or bool(counted(text))
+                or then_begins(text)
             )
         if found == "user" and owner != "user" and asked is not None:
             # the user saying who fills a relative's place: "We got a new boss: Björn"

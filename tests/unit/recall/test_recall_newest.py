@@ -385,3 +385,11 @@ def test_an_ending_of_a_value_of_the_users_is_the_users() -> None:
         update={"predecessors": [HistoryStep(fact=rex, link=link)]}
     )
     assert rank_newest(hits, _open, "What's my dog called?") == "luna"
+
+
+def test_an_ending_that_goes_on_from_the_leaders_words_answers() -> None:
+    hits = _hits(
+        ("spin", "I do spin to stay sane, three times a week if I can", (2025, 1, 1), 0.18, 0.25),
+        ("crossfit", "gave up spin for CrossFit", (2025, 4, 1), 0.14, 0.2),
+    )
+    assert rank_newest(hits, _open, "What do I do for exercise?") == "crossfit"

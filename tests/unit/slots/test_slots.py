@@ -164,6 +164,9 @@ def test_dropped_values_and_from_to_values() -> None:
         ("our third little one arrived, so three children now", "count:child", "3"),
         ("Crossed the line in my fifth marathon, legs are dead.", "count:marathon", "5"),
         ("Just finished book 23 of the year.", "count:book", "23"),
+        ("grandkids: 3, the third arrived", "count:grandchild", "3"),
+        ("my last name's Kowalski, people always misspell it", "surname", "kowalski"),
+        ("last name: Lindgren since the wedding", "surname", "lindgren"),
         ("I'm a proud grandparent of two, they keep me young", "count:grandchild", "2"),
         ("That makes 7 years at Deloitte this month.", "tenure", "7"),  # no count of years
         ("I've worked at Deloitte for 6 years.", "employer", "deloitte"),
