@@ -290,6 +290,7 @@ def rank_newest(
                 or start_cue(text) is not None
                 or bool(counted(text))
                 or then_begins(text)
+                or bool(read_slot(text, False).replaced)  # "sorry, it's a VW Passat, not a ..."
             )
         if found == "user" and owner != "user" and asked is not None:
             # the user saying who fills a relative's place: "We got a new boss: Björn"

@@ -33,7 +33,7 @@ _WHO_FILLS = re.compile(
 )
 # not "Work's been mad" ("'s" there is "has" or "is")
 _POSSESSIVE = re.compile(
-    r"\b([A-Z][a-z]+)'s\s+(?!(?:been|got|gone|not|a|an|the|so|just|really|very|over)\b)([a-z]+)"
+    r"\b([A-Z][a-z]+)'s\s+(?!(?:been|got|gone|not|a|an|the|so|just|really|very|over|now|again|too|and|or|but)\b)([a-z]+)"
 )
 _COUNTING = frozenset(
     "first second third fourth fifth sixth seventh eighth ninth tenth new "  # noqa: SIM905
@@ -48,7 +48,7 @@ _NAMES_ME = re.compile(
 )
 _COPULA = frozenset(("is", "was", "are", "were", "became", "becomes", "be"))
 _USER = re.compile(r"\bthe user(?:'s)?\b", re.IGNORECASE)
-_USER_REL = re.compile(r"\bthe user's\s+([a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
+_USER_REL = re.compile(r"\bthe user's\s+([a-z-]+(?:\s+[a-z-]+)?)", re.IGNORECASE)
 _BACK = re.compile(r"\b(?:them|themselves|him|her)\b", re.IGNORECASE)
 _NAMED = re.compile(r"^(?P<name>[A-Z][a-z]+)(?:'s\s+(?P<rel>[a-z]+))?\b")
 _NOT_NAMES = frozenset(

@@ -145,6 +145,8 @@ def test_whose_reads_the_owner_from_the_words() -> None:
     assert whose("Busy week! Work's been mad, but we finally moved to Leeds.") == "user"
     assert whose("Mum has moved to Limerick to be near my aunt.") == "user.mum"  # kin as names
     assert whose("Dad's new phone is a Pixel.") == "user.dad"
+    assert whose("the user's brother-in-law has a Nokia brick") == "user.brother-in-law"
+    assert whose("stopped going to Sainsbury's, it's Trader Joe's now") is None  # a shop
 
 
 def test_a_long_chat_message_is_no_statement_to_lift() -> None:
@@ -393,3 +395,11 @@ def test_an_ending_that_goes_on_from_the_leaders_words_answers() -> None:
         ("crossfit", "gave up spin for CrossFit", (2025, 4, 1), 0.14, 0.2),
     )
     assert rank_newest(hits, _open, "What do I do for exercise?") == "crossfit"
+
+
+def test_a_statement_that_says_what_it_replaces_is_the_users() -> None:
+    hits = _hits(
+        ("crv", "correction — a Honda CR-V. always confuse the two", (2025, 1, 2), 0.65, 0.29),
+        ("passat", "sorry, it's a VW Passat, not a Honda CR-V", (2025, 1, 3), 0.2, 0.29),
+    )
+    assert rank_newest(hits, _open, "what car do I drive?") == "passat"
