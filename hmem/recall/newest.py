@@ -102,6 +102,8 @@ def _kind(reading: Reading) -> str | None:
         return "pet"
     if slot == "tenure":  # "four years at Acme" is said of the employer
         return "employer"
+    if slot == "drink":  # "these days I mostly drink a whisky sour"
+        return "favourite:drink"
     # who fills a place of the user's is one thing however said: "my manager's name is
     # Gregor" (the name of user.manager), "my manager has changed to Folake" (manager)
     subject = reading.subject or ""

@@ -53,6 +53,8 @@ def test_a_statement_reads_as_subject_slot_value(
         ("After losing my keys, I walked home.", None, None, None),
         # what was said is no slot of its own ("said Hull" is no slot "said")
         ("Sorry, I said Hull but I meant Goole.", None, None, None),
+        # a date is no count ("on September 9" is no count of Septembers)
+        ("Our anniversary is on September 9.", "user", "anniversary", "on september 9"),
         # a reason or an aside is no part of the value
         ("Dune is my favorite book because of the desert.", "user", "favourite:book", "dune"),
         ("My favourite food is pho - the broth!", "user", "favourite:food", "pho"),
@@ -164,6 +166,7 @@ def test_dropped_values_and_from_to_values() -> None:
         ("our third little one arrived, so three children now", "count:child", "3"),
         ("Crossed the line in my fifth marathon, legs are dead.", "count:marathon", "5"),
         ("Just finished book 23 of the year.", "count:book", "23"),
+        ("My new go-to drink is an IPA.", "favourite:drink", "ipa"),  # no drink "is an IPA"
         ("grandkids: 3, the third arrived", "count:grandchild", "3"),
         ("my last name's Kowalski, people always misspell it", "surname", "kowalski"),
         ("last name: Lindgren since the wedding", "surname", "lindgren"),
