@@ -170,6 +170,7 @@ def test_dropped_values_and_from_to_values() -> None:
         ("grandkids: 3, the third arrived", "count:grandchild", "3"),
         ("my last name's Kowalski, people always misspell it", "surname", "kowalski"),
         ("last name: Lindgren since the wedding", "surname", "lindgren"),
+        ("I took my wife's name, so I'm a Khan now.", "surname", "khan"),
         ("I'm a proud grandparent of two, they keep me young", "count:grandchild", "2"),
         ("That makes 7 years at Deloitte this month.", "tenure", "7"),  # no count of years
         ("I've worked at Deloitte for 6 years.", "employer", "deloitte"),
