@@ -28,7 +28,8 @@ from hmem.slots import Reading, masked_frame, parser_pipeline, read_slot
 from hmem.slots.parses import prime
 from hmem.slots.values import CORRECTION as _CORRECT
 from hmem.slots.values import corrected, dropped
-from hmem.slots.whose import other_people, whose
+from hmem.slots.whose import SPEAKER as _SPEAKER
+from hmem.slots.whose import other_people, other_speakers, whose
 
 __all__ = [
     "SLOTS", "SLOT_WORDS", "Claim", "Decision", "decide", "owner",
@@ -251,12 +252,6 @@ def read_claims(texts: list[str]) -> list[Claim]:
 
 #: A label before the statement ("Sad news: ...", "Update: ..."): no one's name.
 _LABEL = re.compile(r"^(?:\w+\s+){0,2}\w+:\s+")
-# A chat turn as text: "Caroline: I moved to Berlin" is Caroline's, not the user's.
-_SPEAKER = re.compile(
-    r"^(?!(?i:correction|update|note|news|big news|good news|sad news|ps|btw|fyi|sorry|"
-    r"reminder|edit|actually|also|fact|warning|important)\s*:)"
-    r"(?P<who>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+"
-)
 
 
 def _read(originals: list[str]) -> list[Claim]:
@@ -442,6 +437,8 @@ def _replaces(new: Claim, old: Claim) -> Decision | None:
     longer drink coffee" beside "switched to tea", "traded my Corolla for", "from Lisbon
     to", ", not May 3"), for the same subject: whatever slot the old value was stated in."""
     if not old.value:
+        return None
+    if other_speakers(new.text, old.text):
         return None
     # "I'm not on a Pixel 9 anymore", "Turquoise is no longer my colour": the same person's
     # words, by any reading of their subject ("It's John, not Jon": the user's own)

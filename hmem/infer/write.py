@@ -28,7 +28,8 @@ from hmem.recall.query import lucene_query
 from hmem.slots.dates import Interval, read_interval
 from hmem.slots.tokens import SLOT_NOUNS
 from hmem.slots.values import SLIP
-from hmem.slots.whose import other_people
+from hmem.slots.whose import SPEAKER as _SPEAKER
+from hmem.slots.whose import other_people, other_speakers
 
 __all__ = ["InferredWrite", "infer_write", "neighbours"]
 
@@ -213,8 +214,7 @@ def _previous_slip(
     row = rows[0]
     if fact_hash(row["text"]) == fact_hash(text) or other_people(text, row["text"]):
         return None
-    speakers = [_SPEAKER.match(t) for t in (text, row["text"])]
-    if any(speakers) and len({m.group("who") if m else None for m in speakers}) > 1:
+    if other_speakers(text, row["text"]):
         return None  # a chat turn puts right its own speaker's words, not the other's
     [old] = read_claims([row["text"]])
     named = _words(text) & SLOT_NOUNS
@@ -287,13 +287,6 @@ def _changed_numbers(
             )
         )
     return result
-
-
-_SPEAKER = re.compile(
-    r"^(?!(?i:correction|update|note|news|big news|good news|sad news|ps|btw|fyi|sorry|"
-    r"reminder|edit|actually|also|fact|warning|important)\s*:)"
-    r"(?P<who>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+"
-)
 
 
 def _same_owner(

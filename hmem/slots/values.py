@@ -198,4 +198,11 @@ def corrected(text: str, value: str) -> str | None:
         (SequenceMatcher(None, s, value).ratio(), s) for s in spans if f" {s} " not in f" {value} "
     ]
     best = max(alike, default=(0.0, ""))
-    return best[1] if best[0] >= NEAR_RATIO else None
+    if best[0] < NEAR_RATIO:
+        return None
+    pairs = list(zip(best[1].split(), value.split(), strict=False))
+    if len(best[1].split()) == size and any(
+        a != b and SequenceMatcher(None, a, b).ratio() < 0.5 for a, b in pairs
+    ):
+        return None  # another word, not a slip in one ("the video game tournament")
+    return best[1]

@@ -18,7 +18,7 @@ from hmem.slots.names import WORD, starts_with_a_name
 from hmem.slots.notes import as_sentence
 from hmem.slots.tokens import KIN_NAMES
 
-__all__ = ["asked_about", "other_people", "relation_words", "whose"]
+__all__ = ["SPEAKER", "asked_about", "other_people", "other_speakers", "relation_words", "whose"]
 
 _WORD = WORD  # a word, not the letters of a model name ("a Hyundai i10": no "I")
 _FIRST = frozenset("i i'm i've i'd i'll me my mine myself we we're we've our ours us".split())  # noqa: SIM905
@@ -159,6 +159,21 @@ def _first_before(lowered: list[str], i: int) -> bool:
     return any(w in _FIRST and w not in _OWNERS for w in lowered[:i]) or any(
         w in _SUBJECTS for w in lowered[i:]
     )
+
+
+#: A chat turn as text: "Caroline: I moved to Berlin" is Caroline's, not the user's.
+SPEAKER = re.compile(
+    r"^(?!(?i:correction|update|note|news|big news|good news|sad news|ps|btw|fyi|sorry|"
+    r"reminder|edit|actually|also|fact|warning|important)\s*:)"
+    r"(?P<who>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?):\s+"
+)
+
+
+def other_speakers(a: str, b: str) -> bool:
+    """Chat turns of two speakers (or a turn and a plain statement): a turn puts right its
+    own speaker's words, not another's."""
+    turns = [SPEAKER.match(t) for t in (a, b)]
+    return any(turns) and len({m.group("who") if m else None for m in turns}) > 1
 
 
 def other_people(a: str, b: str) -> bool:

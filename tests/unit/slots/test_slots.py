@@ -246,3 +246,11 @@ def test_an_ending_then_what_holds_now_is_a_change() -> None:
     assert not then_states("I don't have a car anymore; I sold it.")
     assert not then_states("I quit my job, it was awful.")
     assert not then_states("Sadly my dog died.")
+
+
+def test_a_slip_is_in_one_word_not_another_word() -> None:
+    """A slip put right changes a word a little ("19" -> "91"), it does not swap one
+    word for another ("first video game tournament" -> "the video game tournament")."""
+    text = "Yeah actually - I'm currently in the video game tournament again"
+    assert corrected(text, "first video game tournament") is None
+    assert corrected("Sorry, I typed that wrong, it's 91 Station Road.", "19 station road")
