@@ -76,7 +76,6 @@ Seeded (``SEED``): the same file every time.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
@@ -84,6 +83,8 @@ import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
+
+from hmem_bench.updates_schema import write_or_check
 
 __all__ = [
     "GROUPS",
@@ -458,19 +459,7 @@ def dump(seqs: Sequence[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare, do not write")
-    args = parser.parse_args(argv)
-    text = dump(build())
-    if args.check:
-        if not PATH.exists() or PATH.read_text(encoding="utf-8") != text:
-            print(f"{PATH} differs from what the generator writes", file=sys.stderr)
-            return 1
-        print(f"{PATH}: up to date ({text.count(chr(10))} sequences)")
-        return 0
-    PATH.write_text(text, encoding="utf-8")
-    print(f"wrote {text.count(chr(10))} sequences to {PATH}")
-    return 0
+    return write_or_check(dump(build()), PATH, argv, (__doc__ or "").splitlines()[0])
 
 
 if __name__ == "__main__":

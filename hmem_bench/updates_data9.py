@@ -63,13 +63,14 @@ Seeded (``SEED``): the same file every time.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from hmem_bench.updates_schema import write_or_check
 
 __all__ = [
     "GROUPS",
@@ -454,17 +455,7 @@ def dump(seqs: Sequence[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--check", action="store_true", help="compare with the file on disk")
-    args = parser.parse_args(argv)
-    text = dump(build())
-    if args.check:
-        same = PATH.exists() and PATH.read_text(encoding="utf-8") == text
-        print(f"{PATH.name}: {'up to date' if same else 'differs from the generator'}")
-        return 0 if same else 1
-    PATH.write_text(text, encoding="utf-8")
-    print(f"wrote {PATH} ({text.count(chr(10))} sequences)")
-    return 0
+    return write_or_check(dump(build()), PATH, argv, (__doc__ or "").splitlines()[0])
 
 
 if __name__ == "__main__":

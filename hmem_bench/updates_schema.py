@@ -4,11 +4,13 @@ invariants."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import argparse
+from collections.abc import Iterable, Sequence
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
-__all__ = ["SINGLE_VALUED", "problems"]
+__all__ = ["SINGLE_VALUED", "problems", "write_or_check"]
 
 #: Kinds whose asked slot holds one value at a time (the others add values up).
 SINGLE_VALUED = frozenset({"single", "third", "ending", "count", "correction"})
@@ -45,3 +47,24 @@ def problems(seqs: Iterable[dict[str, Any]]) -> list[str]:
         elif not current == open_ == set(range(n)) or stale or closed:
             found.append(f"{sid}: values that add up are not all current and open")
     return found
+
+
+def write_or_check(text: str, path: Path, argv: Sequence[str] | None, about: str) -> int:
+    """A split generator's command line: write ``text`` (the generated split) to ``--data``
+    (``path``, the split's file, unless given), or with ``--check`` only compare: 1 when
+    the file differs or is missing."""
+    parser = argparse.ArgumentParser(description=about)
+    parser.add_argument("--check", action="store_true", help="compare, do not write")
+    parser.add_argument("--data", type=Path, default=path, help="the split's file")
+    args = parser.parse_args(argv)
+    data: Path = args.data
+    lines = text.count("\n")
+    if args.check:
+        same = data.exists() and data.read_text(encoding="utf-8") == text
+        print(
+            f"{data}: {'up to date' if same else 'differs from the generator'} ({lines} sequences)"
+        )
+        return 0 if same else 1
+    data.write_text(text, encoding="utf-8")
+    print(f"wrote {lines} sequences to {data}")
+    return 0
