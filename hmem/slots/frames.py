@@ -158,10 +158,6 @@ _NOT_NAMES = frozenset(
 )
 
 
-#: Subjects that are no one person ("People call me Bo", "Everyone calls me Bo").
-_GROUPS = GROUP
-
-
 @dataclass(frozen=True)
 class Reading:
     """One statement's slot as far as the words tell: whose (``subject``: "user",
@@ -265,9 +261,10 @@ def _subject(text: str) -> str | None:
             return None  # "It's important": no one's
         return f"{owner}.{rel}" if rel in PEOPLE else owner
     name = m.group("name").lower()
-    if name.split("'")[0] in KIN_NAMES:
-        return f"user.{name.split(chr(39))[0]}"  # "Mum has moved", "Dad's car"
-    if name.split("'")[0] in _NOT_NAMES or name in _NUMBERS:
+    base = name.split("'")[0]
+    if base in KIN_NAMES:
+        return f"user.{base}"  # "Mum has moved", "Dad's car"
+    if base in _NOT_NAMES or name in _NUMBERS:
         return None  # "It's", "How've"
     # "Cut down to two coffees a day": a verb, no name
     return name if "'" in name or starts_with_a_name(text) else None
@@ -356,8 +353,8 @@ def _framed(
                 local = "user"  # "Work's been mad, but ... we finally moved to Leeds"
             if groups.get("who"):
                 whose = _owner(groups["who"], groups.get("rel"), local)
-            elif first and (value_first or local is None or local in _GROUPS):
-                # "Friends call me Bo": a frame whose words name the user is his
+            elif first and (value_first or local is None or local in GROUP):
+                # "Friends call me Bo" (a group): a frame whose words name the user is his
                 whose = "user"
             else:
                 whose = local

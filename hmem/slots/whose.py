@@ -33,7 +33,9 @@ _WHO_FILLS = re.compile(
 )
 # not "Work's been mad" ("'s" there is "has" or "is")
 _POSSESSIVE = re.compile(
-    r"\b([A-Z][a-z]+)'s\s+(?!(?:been|got|gone|not|a|an|the|so|just|really|very|over|now|again|too|and|or|but)\b)([a-z]+)"
+    r"\b([A-Z][a-z]+)'s\s+"
+    r"(?!(?:been|got|gone|not|a|an|the|so|just|really|very|over|now|again|too|and|or|but)\b)"
+    r"([a-z]+)"
 )
 _COUNTING = frozenset(
     "first second third fourth fifth sixth seventh eighth ninth tenth new "  # noqa: SIM905

@@ -73,9 +73,8 @@ def test_the_file_is_what_the_generator_writes(tmp_path: Path) -> None:
     assert updates_data8.main(["--check"]) == 0
     stale = tmp_path / "updates_dev8.jsonl"
     stale.write_text(PATH.read_text(encoding="utf-8").replace("Leeds", "Leodis"), "utf-8")
-    assert (
-        updates_data8.main(["--check", "--data", str(stale)]) == 1
-    )  # a file that differs fails the check
+    # a file that differs fails the check
+    assert updates_data8.main(["--check", "--data", str(stale)]) == 1
     assert updates_data8.main(["--data", str(stale)]) == 0
     assert stale.read_text(encoding="utf-8") == PATH.read_text(encoding="utf-8")
 
